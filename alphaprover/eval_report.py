@@ -1,0 +1,125 @@
+"""Summaries of an evaluation results file: the Markdown table and the pass-rate-vs-time plot.
+
+Input is the JSONL that `alphaprover eval` appends to, one `ProblemRecord` per line (see
+`alphaprover.eval_records`). Everything here is a pure function of those records, so a report can
+be rebuilt at any time from a (possibly still growing) results file.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from alphaprover.eval_records import ProblemRecord, Status
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """Counts and percentiles for one method over the problems it attempted."""
+
+    method: str
+    proved: int
+    attempted: int
+    bad_statements: int
+    errors: int
+    seconds_p50: float
+    seconds_p90: float
+    prover_calls_p50: float
+    prover_calls_p90: float
+    proved_seconds_p50: float
+
+    @property
+    def rate(self) -> float:
+        return self.proved / self.attempted if self.attempted else 0.0
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def summarise(records: Iterable[ProblemRecord]) -> list[MethodSummary]:
+    """One summary per method, in the order methods first appear in the records.
+
+    A problem whose statement does not elaborate counts as a bad statement, not as attempted.
+    """
+    by_method: dict[str, list[ProblemRecord]] = defaultdict(list)
+    for record in records:
+        by_method[record.method].append(record)
+    summaries = []
+    for method, rows in by_method.items():
+        attempted = [r for r in rows if r.status is not Status.BAD_STATEMENT]
+        proved = [r for r in attempted if r.status is Status.PROVED]
+        seconds = [r.seconds for r in attempted]
+        calls = [float(r.prover_calls) for r in attempted]
+        summaries.append(MethodSummary(
+            method=method,
+            proved=len(proved),
+            attempted=len(attempted),
+            bad_statements=len(rows) - len(attempted),
+            errors=sum(r.status is Status.ERROR for r in attempted),
+            seconds_p50=_percentile(seconds, 50),
+            seconds_p90=_percentile(seconds, 90),
+            prover_calls_p50=_percentile(calls, 50),
+            prover_calls_p90=_percentile(calls, 90),
+            proved_seconds_p50=_percentile([r.seconds for r in proved], 50),
+        ))
+    return summaries
+
+
+def markdown_table(summaries: Sequence[MethodSummary]) -> str:
+    """A Markdown table with one row per method."""
+    lines = [
+        "| method | proved | attempted | pass rate | bad statements | errors "
+        "| time p50 / p90 (s) | prover calls p50 / p90 | time to proof p50 (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s.method} | {s.proved} | {s.attempted} | {100 * s.rate:.1f}% | {s.bad_statements} "
+            f"| {s.errors} | {s.seconds_p50:.1f} / {s.seconds_p90:.1f} "
+            f"| {s.prover_calls_p50:.0f} / {s.prover_calls_p90:.0f} | {s.proved_seconds_p50:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def proved_fraction_curve(records: Sequence[ProblemRecord], budget_seconds: float,
+                          points: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """(time budgets, fraction of attempted problems proved within that many seconds)."""
+    attempted = [r for r in records if r.status is not Status.BAD_STATEMENT]
+    times = np.sort([r.seconds for r in attempted if r.status is Status.PROVED])
+    grid = np.linspace(0.0, budget_seconds, points)
+    if not attempted:
+        return grid, np.zeros_like(grid)
+    return grid, np.searchsorted(times, grid, side="right") / len(attempted)
+
+
+def plot_pass_rate(records: Sequence[ProblemRecord], path: Path, title: str) -> None:
+    """Write a PNG: proved fraction against wall-clock budget, one line per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_method: dict[str, list[ProblemRecord]] = defaultdict(list)
+    for record in records:
+        by_method[record.method].append(record)
+    budget = max((r.budget_seconds for r in records), default=1.0) or 1.0
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for method, rows in by_method.items():
+        grid, fraction = proved_fraction_curve(rows, budget)
+        ax.step(grid, 100 * fraction, where="post", label=method)
+    ax.set_xlabel("wall-clock budget per problem (s)")
+    ax.set_ylabel("problems proved (%)")
+    ax.set_title(title)
+    ax.set_xlim(0, budget)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)

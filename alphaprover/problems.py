@@ -1,0 +1,106 @@
+"""Benchmark loaders: a directory of Coq `.v` problems, or JSONL in the community form.
+
+Bundled benchmarks have short names (`minif2f-rocq-valid`, `minif2f-lean-valid`,
+`minif2f-lean-test`); any other argument is a path. A problem whose file cannot be parsed is kept
+as a `Problem` with an error, so an evaluation reports it instead of crashing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lean_interface.api import EnvError, Theorem
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = REPO_ROOT / "data"
+
+#: Bundled benchmarks: name → (path, JSONL split filter or None).
+BUNDLED: dict[str, tuple[Path, str | None]] = {
+    "minif2f-rocq-valid": (DATA_DIR / "minif2f-rocq" / "valid", None),
+    "minif2f-lean-valid": (DATA_DIR / "minif2f-lean" / "minif2f.jsonl", "valid"),
+    "minif2f-lean-test": (DATA_DIR / "minif2f-lean" / "minif2f.jsonl", "test"),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One benchmark problem: its theorem, or why it could not be read."""
+
+    name: str
+    theorem: Theorem | None
+    error: str = ""
+
+
+def load_benchmark(spec: str) -> list[Problem]:
+    """Problems of a bundled benchmark name, a `.v` directory, a single `.v` file or a `.jsonl` file.
+
+    Raises ValueError (one line) when `spec` names nothing loadable.
+    """
+    split: str | None = None
+    if spec in BUNDLED:
+        path, split = BUNDLED[spec]
+    else:
+        path = Path(spec)
+    if path.is_dir():
+        files = sorted(path.glob("*.v"))
+        if not files:
+            raise ValueError(f"no .v files in benchmark directory {path}")
+        return [_coq_problem(f) for f in files]
+    if path.is_file() and path.suffix == ".v":
+        return [_coq_problem(path)]
+    if path.is_file() and path.suffix == ".jsonl":
+        return _jsonl_problems(path, split)
+    names = ", ".join(sorted(BUNDLED))
+    raise ValueError(f"benchmark {spec!r} is not a bundled name ({names}), a .v directory or a .jsonl file")
+
+
+def find_problem(name: str) -> Problem:
+    """A problem by name from the bundled benchmarks: `mathd_algebra_10` or `minif2f-rocq-valid/mathd_algebra_10`."""
+    benchmark, _, problem_name = name.rpartition("/")
+    candidates = [benchmark] if benchmark else list(BUNDLED)
+    for bench in candidates:
+        if bench not in BUNDLED:
+            raise ValueError(f"unknown bundled benchmark {bench!r}")
+        for problem in load_benchmark(bench):
+            if problem.name == problem_name:
+                return problem
+    raise ValueError(f"no bundled problem named {name!r}")
+
+
+def _coq_problem(path: Path) -> Problem:
+    from lean_interface.coq.files import theorem_from_file
+
+    try:
+        return Problem(path.stem, theorem_from_file(path))
+    except EnvError as error:
+        return Problem(path.stem, None, str(error))
+
+
+def _jsonl_problems(path: Path, split: str | None) -> list[Problem]:
+    problems = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if split is not None and row.get("split") != split:
+                    continue
+                problems.append(Problem(row["name"], lean_theorem(row)))
+            except (json.JSONDecodeError, KeyError, TypeError) as error:
+                problems.append(Problem(f"{path.name}:{number}", None, f"unreadable record: {error}"))
+    if not problems:
+        raise ValueError(f"no problems in {path}" + (f" for split {split!r}" if split else ""))
+    return problems
+
+
+def lean_theorem(row: dict) -> Theorem:
+    """A Lean theorem from a community-form record (`formal_statement` ends in `:= by`)."""
+    statement = row["formal_statement"].rstrip()
+    for suffix in (":= by sorry", ":= by", ":= sorry"):
+        if statement.endswith(suffix):
+            statement = statement[: -len(suffix)].rstrip()
+            break
+    return Theorem(name=row["name"], header=row.get("header", ""), statement=statement, language="lean")

@@ -1,0 +1,66 @@
+"""Results file durability and the summaries built from it (no prover needed)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from alphaprover.eval_records import ProblemRecord, RecordWriter, Status, read_records
+from alphaprover.eval_report import markdown_table, plot_pass_rate, proved_fraction_curve, summarise
+
+
+def _record(problem: str, method: str, status: Status, seconds: float, calls: int = 10) -> ProblemRecord:
+    return ProblemRecord(problem=problem, method=method, status=status, seconds=seconds,
+                         prover_calls=calls, budget_seconds=10.0, budget_simulations=100)
+
+
+def test_records_round_trip_and_survive_a_torn_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    with RecordWriter(path) as writer:
+        writer.write(_record("p1", "mcts", Status.PROVED, 1.5))
+        writer.write(_record("p2", "mcts", Status.FAILED, 10.0))
+    # a run killed mid-write leaves half a line behind
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"problem": "p3", "meth')
+    assert [r.problem for r in read_records(path)] == ["p1", "p2"]
+    # the next run appends after a clean line boundary, and nothing earlier is lost
+    with RecordWriter(path) as writer:
+        writer.write(_record("p3", "mcts", Status.PROVED, 2.0))
+    records = read_records(path)
+    assert [r.problem for r in records] == ["p1", "p2", "p3"]
+    assert records[0].status is Status.PROVED and records[0].seconds == 1.5
+
+
+def test_summary_counts_and_percentiles() -> None:
+    records = [
+        _record("a", "bfs", Status.PROVED, 1.0, calls=5),
+        _record("b", "bfs", Status.FAILED, 10.0, calls=50),
+        _record("c", "bfs", Status.BAD_STATEMENT, 0.1, calls=0),
+        _record("a", "mcts", Status.PROVED, 2.0),
+        _record("b", "mcts", Status.PROVED, 4.0),
+    ]
+    bfs, mcts = summarise(records)
+    assert (bfs.method, bfs.proved, bfs.attempted, bfs.bad_statements) == ("bfs", 1, 2, 1)
+    assert math.isclose(bfs.seconds_p50, 5.5)
+    assert math.isclose(bfs.prover_calls_p50, 27.5)
+    assert (mcts.proved, mcts.attempted) == (2, 2)
+    assert math.isclose(mcts.proved_seconds_p50, 3.0)
+    table = markdown_table([bfs, mcts])
+    assert "| bfs | 1 | 2 | 50.0% | 1 |" in table
+    assert "| mcts | 2 | 2 | 100.0% | 0 |" in table
+
+
+def test_proved_fraction_curve_is_a_step_function_of_time() -> None:
+    records = [_record("a", "m", Status.PROVED, 1.0), _record("b", "m", Status.PROVED, 3.0),
+               _record("c", "m", Status.FAILED, 10.0), _record("d", "m", Status.FAILED, 10.0)]
+    grid, fraction = proved_fraction_curve(records, budget_seconds=10.0, points=11)
+    assert list(grid[:4]) == [0.0, 1.0, 2.0, 3.0]
+    assert list(fraction[:4]) == [0.0, 0.25, 0.25, 0.5]
+    assert fraction[-1] == 0.5
+
+
+def test_plot_is_a_png(tmp_path: Path) -> None:
+    records = [_record("a", "mcts", Status.PROVED, 1.0), _record("a", "bfs", Status.FAILED, 10.0)]
+    path = tmp_path / "plot.png"
+    plot_pass_rate(records, path, "test")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
