@@ -1,0 +1,75 @@
+"""Compose the Hydra config tree for a command, and save it with the run.
+
+The CLI uses Hydra's compose API (not `@hydra.main`) so that ordinary flags (`--backend`,
+`--json`, …) and Hydra overrides (`search.max_simulations=400`) live side by side on one command
+line, and so that a bad override becomes a one-line error with exit code 2.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Sequence
+
+from omegaconf import DictConfig, OmegaConf
+
+from configs import CONFIG_DIR
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def load_config(config_name: str, overrides: Sequence[str]) -> DictConfig:
+    """Compose `configs/<config_name>.yaml` with `overrides` (Hydra override syntax)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    for override in overrides:
+        if "=" not in override:
+            raise UsageError(f"unexpected argument {override!r} (config overrides look like key=value)")
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(version_base=None, config_dir=str(CONFIG_DIR)):
+            cfg = compose(config_name=config_name, overrides=list(overrides))
+    except (HydraException, OmegaConfBaseException, ValueError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise UsageError(f"bad config override: {first_line}") from None
+    finally:
+        GlobalHydra.instance().clear()
+    return cfg
+
+
+def to_plain(cfg: DictConfig | None) -> dict:
+    """A resolved plain dict (raises UsageError on a missing mandatory `???` value)."""
+    from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
+
+    if cfg is None:
+        return {}
+    try:
+        return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)  # type: ignore[return-value]
+    except MissingMandatoryValue as error:
+        raise UsageError(f"missing config value: {str(error).splitlines()[0]}") from None
+    except OmegaConfBaseException as error:
+        raise UsageError(f"bad config: {str(error).splitlines()[0]}") from None
+
+
+def new_run_dir(root: str | Path, command: str) -> Path:
+    """`<root>/<command>-<UTC timestamp>`, created; unique even for runs started in the same second."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    base = Path(root) / f"{command}-{stamp}"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = Path(f"{base}-{n}")
+    path.mkdir(parents=True)
+    return path
+
+
+def save_config(cfg: DictConfig, run_dir: Path) -> Path:
+    """Write the resolved config tree beside the run's outputs."""
+    path = run_dir / "config.yaml"
+    path.write_text(OmegaConf.to_yaml(cfg, resolve=True), encoding="utf-8")
+    return path
