@@ -1,0 +1,87 @@
+"""Tactic datasets: JSONL records `{goal, tactic, steps, source, lemma}` → padded tensor batches.
+
+`steps` is the number of tactics on the longest branch of the proof below the goal, this tactic
+included (≥ 1): the value target (V = −steps).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import torch
+
+from networks.tokenizer import ProofTokenizer
+
+
+@dataclass(frozen=True)
+class Example:
+    goal: str
+    tactic: str
+    steps: int
+
+
+def read_examples(path: str | Path) -> list[Example]:
+    """All records of a JSONL file; ValueError (one line) on a missing file or a bad record."""
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"dataset file not found: {file}")
+    examples = []
+    with file.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                examples.append(Example(row["goal"], row["tactic"], max(1, int(row["steps"]))))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                raise ValueError(f"{file}:{number}: not a {{goal, tactic, steps}} record") from None
+    return examples
+
+
+@dataclass(frozen=True)
+class EncodedExample:
+    goal_ids: list[int]
+    tactic_ids: list[int]
+    steps: int
+
+
+def encode_examples(examples: Sequence[Example], tokenizer: ProofTokenizer, max_goal_tokens: int,
+                    max_tactic_tokens: int) -> list[EncodedExample]:
+    return [EncodedExample(tokenizer.encode_goal(e.goal, max_goal_tokens),
+                           tokenizer.encode_tactic(e.tactic, max_tactic_tokens), e.steps) for e in examples]
+
+
+def collate(batch: Sequence[EncodedExample], pad_id: int) -> dict[str, torch.Tensor]:
+    """Right-padded tensors: input_ids/attention_mask (B, L), labels (B, T) with −100, steps (B,)."""
+    goal_width = max(len(e.goal_ids) for e in batch)
+    tactic_width = max(len(e.tactic_ids) for e in batch)
+    input_ids = torch.full((len(batch), goal_width), pad_id, dtype=torch.long)
+    labels = torch.full((len(batch), tactic_width), -100, dtype=torch.long)
+    for row, example in enumerate(batch):
+        input_ids[row, : len(example.goal_ids)] = torch.tensor(example.goal_ids)
+        labels[row, : len(example.tactic_ids)] = torch.tensor(example.tactic_ids)
+    attention_mask = (input_ids != pad_id).long()
+    attention_mask[:, 0] = 1
+    steps = torch.tensor([e.steps for e in batch], dtype=torch.long)
+    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels, "steps": steps}
+
+
+def batches(examples: Sequence[EncodedExample], batch_size: int, pad_id: int, seed: int,
+            shuffle: bool = True) -> Iterator[dict[str, torch.Tensor]]:
+    """One epoch of batches. Shuffled, then grouped by length within windows of 50 batches so
+    padding stays small (the usual bucketing trick)."""
+    order = list(range(len(examples)))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    window = batch_size * 50
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start : start + window], key=lambda i: len(examples[i].goal_ids))
+        groups = [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
+        if shuffle:
+            random.Random(seed + start).shuffle(groups)
+        for group in groups:
+            yield collate([examples[i] for i in group], pad_id)

@@ -1,0 +1,90 @@
+"""A byte-level BPE tokenizer trained on our own goals and tactics.
+
+Byte-level so every string round-trips (Coq's `⊢`, Unicode identifiers); BPE so common pieces
+(`forall`, ` : nat`, `rewrite`, hypothesis names) become single tokens and inputs stay short —
+the network, not the prover, is the bottleneck (DESIGN.md §3).
+
+Long goals are truncated from the far end of the context: the target line `⊢ …` is always kept,
+then as many hypotheses as fit, nearest the target first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+PAD, EOS, UNK = "<pad>", "</s>", "<unk>"
+SPECIAL_TOKENS = [PAD, EOS, UNK]
+FILE_NAME = "tokenizer.json"
+
+
+class ProofTokenizer:
+    """Encodes goals (with truncation that keeps the target) and tactics; decodes tactics."""
+
+    pad_id = 0
+    eos_id = 1
+    unk_id = 2
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self._tok = tokenizer
+        if tokenizer.token_to_id(PAD) != 0 or tokenizer.token_to_id(EOS) != 1:
+            raise ValueError("tokenizer must have <pad>=0 and </s>=1")
+
+    @classmethod
+    def train(cls, texts: Iterable[str], vocab_size: int = 4000) -> "ProofTokenizer":
+        tokenizer = Tokenizer(models.BPE(unk_token=UNK))
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tokenizer.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, min_frequency=2,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        )
+        tokenizer.train_from_iterator(texts, trainer=trainer)
+        return cls(tokenizer)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "ProofTokenizer":
+        return cls(Tokenizer.from_file(str(Path(directory) / FILE_NAME)))
+
+    def save(self, directory: str | Path) -> None:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        self._tok.save(str(Path(directory) / FILE_NAME))
+
+    @property
+    def vocab_size(self) -> int:
+        return self._tok.get_vocab_size()
+
+    def encode_tactic(self, tactic: str, max_tokens: int) -> list[int]:
+        """Token ids of `tactic` followed by EOS (truncated to `max_tokens` including EOS)."""
+        ids = self._tok.encode(tactic).ids[: max_tokens - 1]
+        return ids + [self.eos_id]
+
+    def encode_goal(self, goal: str, max_tokens: int) -> list[int]:
+        """Token ids of `goal` (plus EOS), keeping the target line and the nearest hypotheses."""
+        ids = self._tok.encode(goal).ids
+        if len(ids) < max_tokens:
+            return ids + [self.eos_id]
+        lines = goal.split("\n")
+        target_index = max((i for i, line in enumerate(lines) if line.startswith("⊢")), default=len(lines) - 1)
+        target = self._tok.encode("\n".join(lines[target_index:])).ids[: max_tokens - 1]
+        budget = max_tokens - 1 - len(target)
+        kept: list[int] = []
+        for line in reversed(lines[:target_index]):
+            line_ids = self._tok.encode(line + "\n").ids
+            if len(line_ids) > budget:
+                break
+            kept = line_ids + kept
+            budget -= len(line_ids)
+        return kept + target + [self.eos_id]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of `ids`, stopping at the first EOS; padding dropped."""
+        out = []
+        for token in ids:
+            if token == self.eos_id:
+                break
+            if token != self.pad_id:
+                out.append(int(token))
+        return self._tok.decode(out).strip()
