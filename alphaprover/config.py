@@ -20,10 +20,35 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+def register_defaults() -> None:
+    """Put the dataclass defaults into Hydra's ConfigStore, so every constant is written once:
+    in its dataclass (search/config.py, networks/model.py, networks/train.py)."""
+    from dataclasses import asdict
+
+    from hydra.core.config_store import ConfigStore
+
+    from networks.model import ProverModelConfig
+    from networks.train import PretrainConfig
+    from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
+
+    store = ConfigStore.instance()
+    store.store(name="search_defaults", node={
+        "budget": asdict(Budget()),
+        "mcts": asdict(MCTSConfig()),
+        "best_first": asdict(BestFirstConfig()),
+        "portfolio": {"tactics": list(PortfolioConfig().tactics)},
+    })
+    pretrain = asdict(PretrainConfig(train_file="???", valid_file="???", out_dir="???"))
+    pretrain["model"] = asdict(ProverModelConfig())
+    store.store(name="pretrain_defaults", node=pretrain)
+
+
 def load_config(config_name: str, overrides: Sequence[str]) -> DictConfig:
     """Compose `configs/<config_name>.yaml` with `overrides` (Hydra override syntax)."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
+
+    register_defaults()
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 

@@ -1,0 +1,168 @@
+"""The `alphaprover` command line: solve | play | eval | extract | pretrain | demo.
+
+Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
+in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
+`alphaprover: error: …` line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from alphaprover.config import UsageError, load_config, new_run_dir, save_config, to_plain
+from lean_interface.api import EnvError
+
+DEMO_PROBLEMS = ("mathd_algebra_141", "mathd_numbertheory_3", "mathd_algebra_478", "induction_sum_odd",
+                 "mathd_numbertheory_12")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise UsageError(message)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", help="coq | lean_repl | leandojo (config group `backend`)")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. budget.max_seconds=30")
+
+
+def _search_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--method", help="mcts | bfs | portfolio")
+    parser.add_argument("--checkpoint", help="checkpoint directory (default: the shipped model)")
+    parser.add_argument("--no-network", action="store_true", help="use the fixed-tactic evaluator")
+    parser.add_argument("--seconds", type=float, help="wall-clock budget per problem")
+    parser.add_argument("--simulations", type=int, help="simulation budget per problem")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="alphaprover", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    solve = sub.add_parser("solve", help="search for a proof and print it verified")
+    solve.add_argument("target", help="a statement, a .v/.lean file, or a bundled problem name")
+    solve.add_argument("--header", help="imports/definitions for a bare statement")
+    solve.add_argument("--name", default="user_theorem", help="theorem name for a bare statement")
+    solve.add_argument("--tree-html", help="write the search tree as an HTML page here")
+    solve.add_argument("--json", action="store_true", help="print one JSON object")
+    _search_flags(solve)
+    _common(solve)
+
+    play = sub.add_parser("play", help="interactive tactic session (reads stdin)")
+    play.add_argument("target", help="a statement, a .v/.lean file, or a bundled problem name")
+    play.add_argument("--header", help="imports/definitions for a bare statement")
+    play.add_argument("--name", default="user_theorem")
+    _common(play)
+
+    evaluate = sub.add_parser("eval", help="run methods on a benchmark; resumable; table + plot")
+    evaluate.add_argument("benchmark", help="bundled name (minif2f-rocq-valid) or a .v dir / .jsonl file")
+    evaluate.add_argument("--methods", default="portfolio,bfs,mcts", help="comma-separated methods")
+    evaluate.add_argument("--workers", type=int, default=1, help="parallel workers (Ray when > 1)")
+    evaluate.add_argument("--limit", type=int, help="only the first N problems (sorted by name)")
+    evaluate.add_argument("--problems", help="comma-separated problem names")
+    evaluate.add_argument("--out", help="results JSONL (default: results/<benchmark>-<budget>.jsonl)")
+    evaluate.add_argument("--checkpoint")
+    evaluate.add_argument("--seconds", type=float)
+    evaluate.add_argument("--simulations", type=int)
+    _common(evaluate)
+
+    extract = sub.add_parser("extract", help="replay Coq libraries into a tactic dataset")
+    extract.add_argument("--out", default="data/extracted")
+    extract.add_argument("--roots", nargs="*", help="source directories (default: Coq stdlib + Coquelicot)")
+    extract.add_argument("--workers", type=int, default=2)
+    extract.add_argument("--limit", type=int, help="only the first N files")
+
+    pretrain = sub.add_parser("pretrain", help="supervised training (configs/pretrain.yaml)")
+    pretrain.add_argument("overrides", nargs="*")
+
+    demo = sub.add_parser("demo", help="solve a few bundled miniF2F problems with the shipped model")
+    demo.add_argument("--tree-html", default="runs/demo/tree.html")
+    demo.add_argument("overrides", nargs="*")
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> list[str]:
+    out = list(getattr(args, "overrides", []) or [])
+    if getattr(args, "backend", None):
+        out.append(f"backend={args.backend}")
+    if getattr(args, "method", None):
+        out.append(f"method={args.method}")
+    if getattr(args, "checkpoint", None):
+        out.append(f"checkpoint={args.checkpoint}")
+    if getattr(args, "no_network", False):
+        out.append("use_network=false")
+    if getattr(args, "seconds", None) is not None:
+        out.append(f"budget.max_seconds={args.seconds}")
+    if getattr(args, "simulations", None) is not None:
+        out.append(f"budget.max_simulations={args.simulations}")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args, extra = build_parser().parse_known_args(argv)
+        bad = [x for x in extra if x.startswith("-") or "=" not in x]
+        if bad:
+            raise UsageError(f"unrecognized arguments: {' '.join(bad)}")
+        if extra and not hasattr(args, "overrides"):
+            raise UsageError(f"{args.command} takes no config overrides: {' '.join(extra)}")
+        if extra:
+            args.overrides = [*args.overrides, *extra]
+        if args.command == "solve":
+            from alphaprover.solve_cmd import run_solve
+
+            return run_solve(args, load_config("config", _overrides(args)))
+        if args.command == "play":
+            from alphaprover.solve_cmd import run_play_command
+
+            return run_play_command(args, load_config("config", _overrides(args)))
+        if args.command == "demo":
+            from alphaprover.solve_cmd import run_demo
+
+            return run_demo(args, load_config("config", _overrides(args)), DEMO_PROBLEMS)
+        if args.command == "eval":
+            from alphaprover.eval_cmd import run_eval_command
+
+            return run_eval_command(args, load_config("config", _overrides(args)))
+        if args.command == "extract":
+            return _extract(args)
+        if args.command == "pretrain":
+            return _pretrain(load_config("pretrain", list(args.overrides)))
+    except (UsageError, EnvError, ValueError, FileNotFoundError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"alphaprover: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("alphaprover: interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from alphaprover.extract import DEFAULT_ROOTS, extract
+
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    summary = extract(args.roots or DEFAULT_ROOTS, Path(args.out), workers=args.workers, limit=args.limit)
+    print(f"files {summary.files} (failed {summary.files_failed}), lemmas replayed {summary.lemmas_ok} "
+          f"(dropped {summary.lemmas_dropped}), records train {summary.records_train} valid {summary.records_valid}")
+    print(f"written to {args.out}/train.jsonl, valid.jsonl, summary.json")
+    return 0
+
+
+def _pretrain(cfg) -> int:
+    from networks.train import PretrainConfig, pretrain
+
+    settings = PretrainConfig.from_dict(to_plain(cfg))
+    Path(settings.out_dir).mkdir(parents=True, exist_ok=True)
+    save_config(cfg, Path(settings.out_dir))
+    metrics = pretrain(settings)
+    print(json.dumps(metrics))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Turn a composed config into the live parts: env, evaluator, search settings, theorem.
+
+Shared by `solve`, `play`, `eval` and `demo` so every command reads the config the same way, and
+every bad value becomes a `UsageError` (one line, exit 2) rather than a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from alphaprover.config import UsageError
+from alphaprover.problems import REPO_ROOT, find_problem, lean_theorem
+from lean_interface import EnvError, ProofEnv, Theorem, make_env
+from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
+from search.evaluator import Evaluator
+from search.fixed_evaluator import FixedTacticEvaluator
+from search.solve import Method, SearchSettings
+
+_PROBLEM_NAME = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
+
+
+def build_env(backend: dict[str, Any]) -> ProofEnv:
+    options = dict(backend)
+    name = options.pop("name", None)
+    if not name:
+        raise UsageError("backend config has no name")
+    try:
+        return make_env(name, **options)
+    except TypeError as error:
+        raise UsageError(f"bad backend options: {error}") from None
+
+
+def build_settings(cfg: dict[str, Any]) -> tuple[Method, SearchSettings, Budget]:
+    try:
+        method = Method.parse(str(cfg["method"]))
+        settings = SearchSettings(
+            mcts=MCTSConfig.from_dict(cfg["mcts"]),
+            best_first=BestFirstConfig.from_dict(cfg["best_first"]),
+            portfolio=PortfolioConfig.from_dict(cfg["portfolio"]),
+        )
+        budget = Budget(**cfg["budget"])
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"bad search config: {error}") from None
+    return method, settings, budget
+
+
+def resolve_checkpoint(path: str) -> Path:
+    candidate = Path(path)
+    if not candidate.is_absolute() and not candidate.exists():
+        candidate = REPO_ROOT / candidate
+    return candidate
+
+
+def build_evaluator(cfg: dict[str, Any], method: Method) -> tuple[Evaluator | None, str]:
+    """The evaluator the config asks for, and a short description of it."""
+    if method is Method.PORTFOLIO:
+        return None, "none (portfolio)"
+    if not cfg.get("use_network", True):
+        return FixedTacticEvaluator(), "fixed tactic list"
+    checkpoint = resolve_checkpoint(str(cfg["checkpoint"]))
+    from networks.checkpoint import is_checkpoint
+
+    if not is_checkpoint(checkpoint):
+        raise UsageError(f"no checkpoint at {checkpoint} (set checkpoint=DIR, or use_network=false)")
+    from networks.evaluator import NetworkEvaluator
+
+    evaluator = NetworkEvaluator.from_checkpoint(checkpoint, temperature=float(cfg["temperature"]),
+                                                 seed=int(cfg["seed"]), threads=int(cfg["threads"]))
+    return evaluator, f"network {checkpoint}"
+
+
+def resolve_theorem(target: str, language: str, header: str | None, name: str) -> Theorem:
+    """A theorem from a statement, a `.v`/`.lean` file, or a bundled problem name."""
+    path = Path(target)
+    if path.suffix in (".v", ".lean") and path.exists():
+        if path.suffix == ".v":
+            from lean_interface.coq import theorem_from_file
+
+            return theorem_from_file(path)
+        text = path.read_text(encoding="utf-8")
+        return lean_theorem({"name": name if name != "user_theorem" else path.stem,
+                             "header": header or "", "formal_statement": text})
+    if path.suffix in (".v", ".lean"):
+        raise UsageError(f"file not found: {target}")
+    if _PROBLEM_NAME.match(target):  # one word: a bundled problem name if there is one
+        try:
+            problem = find_problem(target)
+        except ValueError:
+            problem = None
+        if problem is not None:
+            if problem.theorem is None:
+                raise UsageError(f"{problem.name}: {problem.error}")
+            return problem.theorem
+    if language == "coq":
+        from lean_interface.coq import theorem_from_proposition
+        from lean_interface.coq.files import DEFAULT_HEADER
+
+        return theorem_from_proposition(target, name=name, header=header if header is not None else DEFAULT_HEADER)
+    statement = target if target.lstrip().startswith(("theorem", "lemma")) else f"theorem {name} : {target}"
+    return lean_theorem({"name": name, "header": header or "", "formal_statement": statement})
+
+
+def backend_language(backend: dict[str, Any]) -> str:
+    return "coq" if backend.get("name") == "coq" else "lean"
+
+
+__all__ = ["EnvError", "build_env", "build_evaluator", "build_settings", "resolve_theorem", "backend_language"]
