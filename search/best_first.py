@@ -15,7 +15,7 @@ import time
 from lean_interface.api import Goal, ProofEnv, ProofStep
 from search.config import BestFirstConfig, Budget, PortfolioConfig
 from search.evaluator import Evaluator
-from search.expansion import SearchStats, budget_spent, expand
+from search.expansion import SearchStats, budget_spent, deadline_of, expand
 from search.mcts import SearchResult
 from search.tree import SearchTree, Status
 
@@ -49,7 +49,7 @@ def run_best_first(root: Goal, env: ProofEnv, evaluator: Evaluator, config: Best
         if not frontier:
             break
         expand(tree, frontier, evaluator, env, config.num_samples, prior_temperature=1.0, max_expansions=1,
-               stats=stats)
+               stats=stats, deadline=deadline_of(budget, stats))
         stats.simulations += len(frontier)
     budget_spent(budget, stats)
     proof = tree.extract_proof() if tree.root.status is Status.PROVED else None

@@ -57,10 +57,16 @@ def budget_spent(budget: Budget, stats: SearchStats) -> bool:
     )
 
 
+def deadline_of(budget: Budget, stats: SearchStats) -> float | None:
+    return stats.started + budget.max_seconds if budget.max_seconds else None
+
+
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, num_samples: int,
-           prior_temperature: float, max_expansions: int, stats: SearchStats) -> list[float]:
-    """Evaluate and expand `node_ids` (one evaluator call, one `apply_many`). Returns each node's
-    evaluator value."""
+           prior_temperature: float, max_expansions: int, stats: SearchStats,
+           deadline: float | None = None) -> list[float]:
+    """Evaluate and expand `node_ids` (one evaluator call, batched `apply_many` calls). Returns each
+    node's evaluator value. Past `deadline` no further tactics are tried, and the goals whose
+    tactics were cut short are left open (not exhausted) rather than wrongly failed."""
     requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].expansions) for n in node_ids]
     started = time.monotonic()
     evaluations = evaluator.evaluate(requests)
@@ -82,9 +88,16 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
             known.add(tactic)
             jobs.append((node_id, tactic, logprob))
     started = time.monotonic()
-    results: list[TacticResult] = env.apply_many([(tree.nodes[n].goal, t) for n, t, _ in jobs]) if jobs else []
+    results: list[TacticResult] = []
+    chunk = 8
+    for start in range(0, len(jobs), chunk):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        results.extend(env.apply_many([(tree.nodes[n].goal, t) for n, t, _ in jobs[start : start + chunk]]))
     stats.prover_seconds += time.monotonic() - started
-    stats.prover_calls += len(jobs)
+    stats.prover_calls += len(results)
+    cut_short = {n for n, _, _ in jobs[len(results):]}
+    jobs = jobs[: len(results)]
     added = {n: 0 for n in node_ids}
     for (node_id, tactic, logprob), result in zip(jobs, results):
         if not result.ok:
@@ -96,6 +109,9 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
     stats.nodes = len(tree.nodes)
     for node_id in node_ids:
         node = tree.nodes[node_id]
+        if node_id in cut_short:
+            node.expansions -= 1  # not a complete round: ask again if the search goes on
+            continue
         if added[node_id] == 0 or node.expansions >= max_expansions:
             tree.mark_exhausted(node_id)
     return [tree.nodes[n].value or 0.0 for n in node_ids]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from lean_interface.api import Goal, ProofEnv, ProofStep
 from search.config import Budget, MCTSConfig
 from search.evaluator import Evaluator
-from search.expansion import SearchStats, budget_spent, expand
+from search.expansion import SearchStats, budget_spent, deadline_of, expand
 from search.selection import needs_sampling, node_value, select_and_child, select_edge
 from search.tree import SearchTree, Status
 
@@ -119,7 +119,7 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
             break  # nothing left to try: the root can only fail or stay open
         order = [leaf for _, leaf in walks]
         values = expand(tree, order, evaluator, env, config.num_samples, config.prior_temperature,
-                        config.max_expansions, stats)
+                        config.max_expansions, stats, deadline_of(budget, stats))
         for (walk, leaf), value in zip(walks, values):
             _apply_virtual_loss(tree, walk, leaf, -1)
             _backup(tree, walk, leaf, _leaf_value(tree, leaf, value, config))

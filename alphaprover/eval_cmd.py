@@ -1,0 +1,124 @@
+"""`alphaprover eval`: methods side by side on a benchmark, resumable, with a table and a plot.
+
+Results are appended to a JSONL file one (method, problem) at a time; a rerun with the same file
+and budget skips what is already there, so a killed evaluation loses at most the problems in
+flight. The summary (Markdown table + PNG of proved fraction against time) is rebuilt from the
+whole file at the end of every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
+from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
+from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
+from alphaprover.eval_runner import ProblemRunner, make_ray_runner
+from alphaprover.problems import Problem, load_benchmark
+from alphaprover.runtime import build_settings
+from search.solve import Method
+
+
+def _select(problems: list[Problem], names: str | None, limit: int | None, every: int | None) -> list[Problem]:
+    if names:
+        wanted = [n.strip() for n in names.split(",") if n.strip()]
+        known = {p.name: p for p in problems}
+        missing = [n for n in wanted if n not in known]
+        if missing:
+            raise UsageError(f"unknown problem(s): {', '.join(missing[:5])}")
+        problems = [known[n] for n in wanted]
+    if every is not None:
+        if every < 1:
+            raise UsageError("--every must be at least 1")
+        problems = problems[::every]
+    if limit is not None:
+        if limit < 1:
+            raise UsageError("--limit must be at least 1")
+        problems = problems[:limit]
+    return problems
+
+
+def default_results_path(benchmark: str, cfg: dict[str, Any]) -> Path:
+    stem = re.sub(r"[^\w.-]+", "_", Path(benchmark).name or benchmark)
+    budget = cfg["budget"]
+    return Path("results") / f"{stem}-{budget['max_seconds']:g}s-{budget['max_simulations']}sims.jsonl"
+
+
+def _run_local(cfg: dict, jobs: list[tuple[Problem, str]]) -> Iterator[ProblemRecord]:
+    runner = ProblemRunner(cfg)
+    try:
+        for problem, method in jobs:
+            yield runner.run(problem.name, problem.theorem, problem.error, method)
+    finally:
+        runner.close()
+
+
+def _run_ray(cfg: dict, jobs: list[tuple[Problem, str]], workers: int) -> Iterator[ProblemRecord]:
+    import ray
+
+    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+             ignore_reinit_error=True, log_to_driver=False)
+    try:
+        actors = [make_ray_runner(cfg) for _ in range(workers)]
+        pending: dict[Any, Any] = {}
+        queue = list(jobs)
+        for actor in actors:
+            if queue:
+                problem, method = queue.pop(0)
+                pending[actor.run.remote(problem.name, problem.theorem, problem.error, method)] = actor
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            actor = pending.pop(done[0])
+            yield ray.get(done[0])
+            if queue:
+                problem, method = queue.pop(0)
+                pending[actor.run.remote(problem.name, problem.theorem, problem.error, method)] = actor
+    finally:
+        ray.shutdown()
+
+
+def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
+    plain = to_plain(cfg)
+    build_settings(plain)  # validate the search config before any work
+    methods = [Method.parse(m.strip()).value for m in args.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods is empty")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    problems = _select(load_benchmark(args.benchmark), args.problems, args.limit, args.every)
+    out = Path(args.out) if args.out else default_results_path(args.benchmark, plain)
+    done = {r.key() for r in read_records(out)}
+    budget = plain["budget"]
+    jobs = [(p, m) for m in methods for p in problems
+            if (m, p.name, float(budget["max_seconds"]), int(budget["max_simulations"])) not in done]
+    run_dir = new_run_dir(plain["runs_dir"], "eval")
+    save_config(cfg, run_dir)
+    print(f"eval {args.benchmark}: {len(problems)} problems × {len(methods)} methods; "
+          f"{len(jobs)} to run, {len(problems) * len(methods) - len(jobs)} already in {out}")
+    if jobs:
+        stream = _run_local(plain, jobs) if args.workers == 1 else _run_ray(plain, jobs, args.workers)
+        with RecordWriter(out) as writer:
+            bar = tqdm(stream, total=len(jobs), desc="eval", unit="problem")
+            proved = 0
+            for record in bar:
+                writer.write(record)
+                proved += record.status.value == "proved"
+                bar.set_postfix(proved=proved, last=f"{record.method}:{record.problem}:{record.status.value}")
+    names = {p.name for p in problems}
+    records = [r for r in read_records(out) if r.problem in names and r.method in methods
+               and r.budget_seconds == float(budget["max_seconds"])
+               and r.budget_simulations == int(budget["max_simulations"])]
+    table = markdown_table(summarise(records))
+    title = f"{args.benchmark}: {len(problems)} problems, budget {budget['max_seconds']:g}s / {budget['max_simulations']} sims"
+    plot_path = out.with_suffix(".png")
+    plot_pass_rate(records, plot_path, title)
+    out.with_suffix(".md").write_text(f"## {title}\n\n{table}\n", encoding="utf-8")
+    print(table)
+    print(f"results {out} · table {out.with_suffix('.md')} · plot {plot_path}")
+    return 0

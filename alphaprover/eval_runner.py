@@ -1,0 +1,76 @@
+"""One evaluation worker: a plain class that solves problems and returns `ProblemRecord`s.
+
+It owns one proof env and (lazily) one network evaluator, reused across problems. Nothing a
+problem does can end the run: a statement that does not elaborate is a BAD_STATEMENT record, a
+crash inside an attempt is an ERROR record with the reason. `RayProblemRunner` is the thin Ray
+wrapper used when `eval --workers N > 1`; with one worker no Ray is involved.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from alphaprover.eval_records import ProblemRecord, Status
+from alphaprover.runtime import build_env, build_evaluator, build_settings
+from lean_interface.api import EnvError, ProofEnv, Theorem
+from search.evaluator import Evaluator
+from search.solve import Method, solve
+
+
+class ProblemRunner:
+    """Solves (problem, method) pairs with one env and cached evaluators."""
+
+    def __init__(self, cfg: dict[str, Any]) -> None:
+        self._cfg = cfg
+        _, self._settings, self._budget = build_settings(cfg)
+        self._env: ProofEnv | None = None
+        self._evaluators: dict[Method, Evaluator | None] = {}
+
+    def _evaluator(self, method: Method) -> Evaluator | None:
+        if method not in self._evaluators:
+            self._evaluators[method] = build_evaluator(self._cfg, method)[0]
+        return self._evaluators[method]
+
+    def _get_env(self) -> ProofEnv:
+        if self._env is None:
+            self._env = build_env(self._cfg["backend"])
+        return self._env
+
+    def run(self, name: str, theorem: Theorem | None, error: str, method_name: str) -> ProblemRecord:
+        budget = self._budget
+        base = dict(problem=name, method=method_name, budget_seconds=budget.max_seconds,
+                    budget_simulations=budget.max_simulations)
+        if theorem is None:
+            return ProblemRecord(status=Status.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
+        method = Method.parse(method_name)
+        started = time.monotonic()
+        try:
+            outcome = solve(theorem, self._get_env(), self._evaluator(method), method, self._settings, budget)
+        except EnvError as bad:
+            return ProblemRecord(status=Status.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
+                                 message=str(bad)[:300], **base)
+        except Exception as crash:  # an attempt that breaks is recorded, and the run goes on
+            self.close()
+            return ProblemRecord(status=Status.ERROR, seconds=time.monotonic() - started, prover_calls=0,
+                                 message=f"{type(crash).__name__}: {crash}"[:300], **base)
+        stats = outcome.stats
+        return ProblemRecord(
+            status=Status.PROVED if outcome.proved else Status.FAILED,
+            seconds=round(outcome.total_seconds, 4), prover_calls=stats.prover_calls,
+            simulations=stats.simulations, evaluator_calls=stats.evaluator_calls, proof=outcome.script,
+            message=outcome.incident, **base,
+        )
+
+    def close(self) -> None:
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+
+
+def make_ray_runner(cfg: dict[str, Any], num_cpus: float = 1.0):
+    """A `ProblemRunner` as a Ray actor (restarted if its process dies)."""
+    import ray
+
+    remote_class = ray.remote(num_cpus=num_cpus, max_restarts=2, max_task_retries=1)(ProblemRunner)
+    return remote_class.remote(cfg)
