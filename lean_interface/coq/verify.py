@@ -18,7 +18,7 @@ from pathlib import Path
 from lean_interface.api import Theorem, Verdict
 from lean_interface.coq.guard import check_script
 
-_AXIOM_LINE = re.compile(r"^(\S+) :", re.MULTILINE)
+_AXIOM_LINE = re.compile(r"^([^\s:]+)(?:\s|$)", re.MULTILINE)  # a name at column 0; its type follows
 _LOCATED = re.compile(r"^Constant ([\w'.]+)", re.MULTILINE)
 ALLOWED_PREFIXES = ("Coq.",)
 
@@ -50,7 +50,8 @@ def _axiom_names(output: str) -> list[str] | None:
     start = output.find("Axioms:")
     if start < 0:
         return None
-    return _AXIOM_LINE.findall(output[start + len("Axioms:"):])
+    names = _AXIOM_LINE.findall(output[start + len("Axioms:"):])
+    return names or None  # an "Axioms:" report we cannot read is never taken as "no axioms"
 
 
 def verify_proof(theorem: Theorem, script: str, coqc: str = "coqc", timeout: float = 120.0,
