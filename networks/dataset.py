@@ -51,8 +51,15 @@ class EncodedExample:
 
 def encode_examples(examples: Sequence[Example], tokenizer: ProofTokenizer, max_goal_tokens: int,
                     max_tactic_tokens: int) -> list[EncodedExample]:
-    return [EncodedExample(tokenizer.encode_goal(e.goal, max_goal_tokens),
-                           tokenizer.encode_tactic(e.tactic, max_tactic_tokens), e.steps) for e in examples]
+    """Token ids of every example whose tactic fits `max_tactic_tokens` (EOS included): a truncated
+    tactic would teach the policy to stop mid-tactic, so longer ones are left out."""
+    out = []
+    for example in examples:
+        tactic = tokenizer.encode_tactic(example.tactic, max_tactic_tokens + 1)
+        if len(tactic) > max_tactic_tokens:
+            continue
+        out.append(EncodedExample(tokenizer.encode_goal(example.goal, max_goal_tokens), tactic, example.steps))
+    return out
 
 
 def collate(batch: Sequence[EncodedExample], pad_id: int) -> dict[str, torch.Tensor]:

@@ -1,0 +1,136 @@
+"""The network: tokenizer, overfitting a tiny dataset, sampling, values, checkpoints, evaluator cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from networks.checkpoint import load_checkpoint, save_checkpoint
+from networks.dataset import Example, batches, encode_examples
+from networks.evaluator import NetworkEvaluator
+from networks.model import ProverModel, ProverModelConfig
+from networks.sampling import evaluate_goals
+from networks.tokenizer import ProofTokenizer
+from networks.train import PretrainConfig, pretrain
+from search.evaluator import EvalRequest
+
+EXAMPLES = [
+    Example("n : nat\n⊢ n + 0 = n", "lia.", 1),
+    Example("⊢ forall n : nat, n + 0 = n", "intros n.", 2),
+    Example("P, Q : Prop\nHP : P\nHQ : Q\n⊢ P /\\ Q", "split.", 2),
+    Example("P : Prop\nHP : P\n⊢ P", "exact HP.", 1),
+    Example("l : list nat\n⊢ rev (rev l) = l", "induction l as [|x xs IH].", 3),
+    Example("x : R\n⊢ x + 1 > x", "lra.", 1),
+    Example("b : bool\n⊢ negb (negb b) = b", "destruct b; reflexivity.", 1),
+    Example("n, m : nat\nIHn : n + m = m + n\n⊢ S n + m = m + S n", "simpl; rewrite IHn; lia.", 1),
+]
+TINY = ProverModelConfig(d_model=64, d_ff=128, num_heads=2, encoder_layers=1, decoder_layers=1, dropout=0.0,
+                         max_goal_tokens=64, max_tactic_tokens=32)
+
+
+def _tokenizer() -> ProofTokenizer:
+    return ProofTokenizer.train([t for e in EXAMPLES for t in (e.goal, e.tactic)] * 4, vocab_size=300)
+
+
+def _trained(steps: int = 150) -> tuple[ProverModel, ProofTokenizer, list[float]]:
+    torch.manual_seed(0)
+    tokenizer = _tokenizer()
+    model = ProverModel(ProverModelConfig.from_dict({**TINY.to_dict(), "vocab_size": tokenizer.vocab_size}))
+    encoded = encode_examples(EXAMPLES, tokenizer, TINY.max_goal_tokens, TINY.max_tactic_tokens)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    losses = []
+    model.train()
+    for step in range(steps):
+        for batch in batches(encoded, 8, tokenizer.pad_id, seed=step):
+            out = model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"], 0.1)
+            optimizer.zero_grad()
+            out["loss"].backward()
+            optimizer.step()
+            losses.append(out["loss"].item())
+    return model.eval(), tokenizer, losses
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return _trained()
+
+
+def test_tokenizer_round_trips_and_keeps_the_target() -> None:
+    tokenizer = _tokenizer()
+    text = "simpl; rewrite IHn; lia."
+    assert tokenizer.decode(tokenizer.encode_tactic(text, 64)) == text
+    long_goal = "\n".join(f"H{i} : P{i} -> Q{i} /\\ R{i}" for i in range(60)) + "\n⊢ final_target x"
+    ids = tokenizer.encode_goal(long_goal, 40)
+    decoded = tokenizer.decode(ids[:-1])
+    assert len(ids) <= 40 and decoded.endswith("⊢ final_target x") and "H59" in decoded and "H0 :" not in decoded
+
+
+def test_tiny_model_overfits_tiny_data(trained) -> None:
+    _, _, losses = trained
+    assert losses[-1] < losses[0] / 5
+
+
+def test_samples_are_distinct_with_logprobs_and_values_in_range(trained) -> None:
+    model, tokenizer, _ = trained
+    out = evaluate_goals(model, tokenizer, [e.goal for e in EXAMPLES], num_samples=6, temperature=1.0, seed=1)
+    for example, tactics, value in zip(EXAMPLES, out.tactics, out.values):
+        names = [t for t, _ in tactics]
+        assert len(names) == len(set(names)) and names
+        assert all(lp <= 0 and lp == lp for _, lp in tactics)
+        assert [lp for _, lp in tactics] == sorted((lp for _, lp in tactics), reverse=True)
+        assert -64 <= value <= -1
+    top = {e.tactic: out.tactics[i][0][0] for i, e in enumerate(EXAMPLES)}
+    assert sum(top[t] == t for t in top) >= 7  # memorised
+
+
+def test_save_load_gives_identical_samples(trained, tmp_path: Path) -> None:
+    model, tokenizer, _ = trained
+    save_checkpoint(tmp_path / "ckpt", model, tokenizer, {"note": "test"})
+    loaded, loaded_tok, meta = load_checkpoint(tmp_path / "ckpt")
+    goals = [e.goal for e in EXAMPLES[:4]]
+    a = evaluate_goals(model, tokenizer, goals, 5, seed=7)
+    b = evaluate_goals(loaded, loaded_tok, goals, 5, seed=7)
+    assert a.tactics == b.tactics and a.values == pytest.approx(b.values)
+    assert meta == {"note": "test"}
+    assert json.loads((tmp_path / "ckpt" / "config.json").read_text())["model"]["d_model"] == 64
+    with pytest.raises(ValueError, match="not a checkpoint"):
+        load_checkpoint(tmp_path / "missing")
+
+
+def test_evaluator_caches_and_rounds_differ(trained) -> None:
+    model, tokenizer, _ = trained
+    evaluator = NetworkEvaluator(model, tokenizer, temperature=3.0)
+    request = EvalRequest(EXAMPLES[0].goal, 8, 0)
+    first = evaluator.evaluate([request, EvalRequest(EXAMPLES[1].goal, 8, 0)])
+    assert evaluator.network_calls == 1
+    again = evaluator.evaluate([request])
+    assert again[0] == first[0] and evaluator.network_calls == 1 and evaluator.cache_hits == 1
+    later = evaluator.evaluate([EvalRequest(EXAMPLES[0].goal, 8, 1)])
+    assert evaluator.network_calls == 2
+    assert set(t for t, _ in later[0].tactics) != set(t for t, _ in first[0].tactics)
+
+
+def test_pretrain_config_rejects_unknown_keys() -> None:
+    with pytest.raises(ValueError, match="unknown pretrain config keys: lr_typo"):
+        PretrainConfig.from_dict({"train_file": "a", "valid_file": "b", "out_dir": "c", "lr_typo": 1})
+    with pytest.raises(ValueError, match="unknown model config keys: layers"):
+        PretrainConfig.from_dict({"train_file": "a", "valid_file": "b", "out_dir": "c", "model": {"layers": 2}})
+
+
+def test_pretrain_runs_logs_and_resumes(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"goal": e.goal, "tactic": e.tactic, "steps": e.steps, "source": "t",
+                                        "lemma": "l"}) + "\n" for e in EXAMPLES * 4), encoding="utf-8")
+    base = {"train_file": str(data), "valid_file": str(data), "out_dir": str(tmp_path / "run"),
+            "model": {**TINY.to_dict()}, "vocab_size": 300, "batch_size": 8, "warmup_steps": 2,
+            "max_steps": 6, "eval_every": 3, "eval_examples": 4, "eval_samples": 2}
+    first = pretrain(PretrainConfig.from_dict(base))
+    assert first["step"] == 6 and 0 <= first["top1"] <= 1
+    assert list((tmp_path / "run" / "tb").glob("events.out.tfevents.*"))
+    resumed = pretrain(PretrainConfig.from_dict({**base, "max_steps": 9}))
+    assert resumed["step"] == 9  # continued from step 6, not from 0
+    meta = json.loads((tmp_path / "run" / "last" / "config.json").read_text())["metadata"]
+    assert meta["step"] == 9
