@@ -200,12 +200,15 @@ class CoqEnv(ProofEnv):
                     return TacticResult(error="timeout", elapsed=time.perf_counter() - started)
                 return TacticResult(error=reply.error, elapsed=time.perf_counter() - started)
             worker.trail.append((sentence, worker.process.state))
-            # coqtop skips printing goals that equal the last ones it printed (even across
-            # BackTo), so ask explicitly.
-            shown = worker.process.run("Show.", timeout=30.0)
-            if shown.error:
-                return TacticResult(error=f"cannot show goals: {shown.error}")
-            goals = self._goals_after(worker, ref, sentence, shown.output)
+            output = reply.output
+            if not _shows_goals(output):
+                # coqtop skips printing goals equal to the last ones it printed (even across
+                # BackTo): then, and only then, ask explicitly.
+                shown = worker.process.run("Show.", timeout=30.0)
+                if shown.error:
+                    return TacticResult(error=f"cannot show goals: {shown.error}")
+                output = shown.output
+            goals = self._goals_after(worker, ref, sentence, output)
         except _ReplayFailed as error:
             return TacticResult(error=f"replay failed: {error}", elapsed=time.perf_counter() - started)
         except CoqDied as error:
@@ -248,6 +251,17 @@ class CoqEnv(ProofEnv):
             return [Goal(text, CoqGoalRef(ref.theorem, path), num_goals=view.count)]
         return [Goal(goal.text, CoqGoalRef(ref.theorem, (*path, f"{index}: {{")))
                 for index, goal in enumerate(parsed, start=1)]
+
+
+def _shows_goals(output: str) -> bool:
+    """Whether a reply already lists the goals (so no `Show.` is needed)."""
+    if "No more goals" in output or "This subproof is complete" in output or "remaining goals are on the shelf" in output:
+        return True
+    try:
+        parse_goals(output)
+    except ValueError:
+        return False
+    return True
 
 
 def _coupled(goals: list[ParsedGoal]) -> bool:

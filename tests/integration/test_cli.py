@@ -1,0 +1,117 @@
+"""The command line end to end on real Coq: solve, play, eval (resumable), exit codes, the HTML view."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 300):
+    return subprocess.run([sys.executable, "-m", "alphaprover.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd or ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_solve_prints_a_proof_that_coqc_accepts(tmp_path: Path) -> None:
+    html = tmp_path / "tree.html"
+    done = cli("solve", "forall n m : nat, n + m = m + n", "--no-network", "--json", "--tree-html", str(html),
+               f"runs_dir={tmp_path}/runs")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["proved"] and record["proof"]
+    proof_file = tmp_path / "Check.v"
+    proof_file.write_text("Require Import Arith Lia.\nTheorem t : forall n m : nat, n + m = m + n.\nProof.\n"
+                          f"{record['proof']}\nQed.\n")
+    assert subprocess.run(["coqc", proof_file.name], cwd=tmp_path, capture_output=True).returncode == 0
+    assert html.read_text().startswith("<!DOCTYPE html>")
+    assert list((tmp_path / "runs").glob("solve-*/config.yaml"))
+
+
+def test_solve_needs_an_and_split_and_induction(tmp_path: Path) -> None:
+    done = cli("solve", "forall n : nat, n * 0 = 0 /\\ (forall b : bool, negb (negb b) = b)", "--no-network",
+               "--header", "Require Import Arith Bool.", f"runs_dir={tmp_path}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PROVED" in done.stdout and "{" in done.stdout  # an AND split rendered as focus blocks
+
+
+def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
+    unproved = cli("solve", "forall n : nat, n = n + 1", "--no-network", "--simulations", "20", f"runs_dir={tmp_path}")
+    assert unproved.returncode == 1 and "NOT PROVED" in unproved.stdout
+    for args in (["solve", "forall x : nonsense_type, x = x", "--no-network"],
+                 ["solve", "True", "--method", "dfs"], ["solve", "True", "--bogus-flag"],
+                 ["solve", "True", "mcts.no_such_constant=1"], ["solve", "missing.v"],
+                 ["solve", "True", "--checkpoint", str(tmp_path / "nothing")],
+                 ["eval", str(tmp_path / "no_such_dir")], ["eval", "minif2f-rocq-valid", "--methods", "magic"],
+                 ["eval", "minif2f-rocq-valid", "budget.max_seconds=-1"],
+                 ["play", "forall x : nonsense_type, x = x"], ["solve", "True", "--backend", "lean_repl"]):
+        done = cli(*args, f"runs_dir={tmp_path}")
+        assert done.returncode == 2, (args, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("alphaprover: error:"), (args, done.stderr)
+
+
+def test_play_session_scripted_through_stdin(tmp_path: Path) -> None:
+    script = "intros n m.\ninduction n.\nsimpl.\nundo\nlia.\nbogus_tactic.\nsimpl; rewrite IHn; lia\ngoals\nqed\n"
+    done = cli("play", "--backend", "coq", "forall n m : nat, n + m = m + n", f"runs_dir={tmp_path}", stdin=script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "error:" in done.stdout  # the bogus tactic
+    assert "verified: user_theorem" in done.stdout
+    assert "{ lia. }\n{ simpl; rewrite IHn; lia. }" in done.stdout
+
+
+def test_eval_is_resumable_and_writes_table_and_plot(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    args = ("eval", "minif2f-rocq-valid", "--methods", "portfolio,mcts", "--no-network",
+            "--problems", "mathd_algebra_141,mathd_numbertheory_3,amc12a_2019_p21,mathd_algebra_10",
+            "--seconds", "4", "--out", str(out), f"runs_dir={tmp_path}/runs")
+    proc = subprocess.Popen([sys.executable, "-m", "alphaprover.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)  # killed midway
+    proc.wait()
+    before = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    assert 2 <= len(before) < 8
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    after = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    assert after[: len(before)] == before  # nothing lost
+    keys = [(r["method"], r["problem"]) for r in after]
+    assert len(keys) == len(set(keys)) == 8  # nothing redone
+    statuses = {(r["method"], r["problem"]): r["status"] for r in after}
+    assert statuses[("portfolio", "amc12a_2019_p21")] == "bad_statement"
+    assert all(r["proof"] for r in after if r["status"] == "proved")
+    assert "| portfolio |" in out.with_suffix(".md").read_text()
+    assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium not installed (make setup installs it)")
+def test_tree_html_opens_in_headless_chromium(tmp_path: Path) -> None:
+    html = tmp_path / "tree.html"
+    done = cli("solve", "forall n : nat, n * 0 = 0 /\\ (forall b : bool, negb (negb b) = b)", "--no-network",
+               "--header", "Require Import Arith Bool.", "--tree-html", str(html), f"runs_dir={tmp_path}")
+    assert done.returncode == 0
+    page = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0", "--dump-dom",
+         html.as_uri()], capture_output=True, text=True, timeout=120)
+    assert page.returncode == 0
+    dom = page.stdout
+    assert '<details id="n0" class="proved" open="">' in dom
+    assert dom.count("<details") >= 5 and 'class="edge proof"' in dom
+    console_errors = [line for line in page.stderr.splitlines() if "CONSOLE" in line and "Uncaught" in line]
+    assert not console_errors
