@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate = sub.add_parser("eval", help="run methods on a benchmark; resumable; table + plot")
     evaluate.add_argument("benchmark", help="bundled name (minif2f-rocq-valid) or a .v dir / .jsonl file")
-    evaluate.add_argument("--methods", default="portfolio,bfs,mcts", help="comma-separated methods")
+    evaluate.add_argument("--methods", default="portfolio,bfs,mcts",
+                          help="comma-separated: portfolio, bfs, mcts, bfs-fixed, mcts-fixed (-fixed: no network)")
     evaluate.add_argument("--workers", type=int, default=1, help="parallel workers (Ray when > 1)")
     evaluate.add_argument("--limit", type=int, help="only the first N problems (sorted by name)")
     evaluate.add_argument("--problems", help="comma-separated problem names")

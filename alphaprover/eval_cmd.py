@@ -19,10 +19,9 @@ from tqdm import tqdm
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
-from alphaprover.eval_runner import ProblemRunner, make_ray_runner
+from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label
 from alphaprover.problems import Problem, load_benchmark
 from alphaprover.runtime import build_settings
-from search.solve import Method
 
 
 def _select(problems: list[Problem], names: str | None, limit: int | None, every: int | None) -> list[Problem]:
@@ -86,7 +85,9 @@ def _run_ray(cfg: dict, jobs: list[tuple[Problem, str]], workers: int) -> Iterat
 def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     build_settings(plain)  # validate the search config before any work
-    methods = [Method.parse(m.strip()).value for m in args.methods.split(",") if m.strip()]
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for label in methods:
+        parse_method_label(label)  # ValueError (exit 2) on an unknown method
     if not methods:
         raise UsageError("--methods is empty")
     if args.workers < 1:

@@ -17,6 +17,18 @@ from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.evaluator import Evaluator
 from search.solve import Method, solve
 
+FIXED_SUFFIX = "-fixed"
+
+
+def parse_method_label(label: str) -> tuple[Method, bool]:
+    """`mcts`, `bfs`, `portfolio`, or `mcts-fixed` / `bfs-fixed` (the no-network evaluator):
+    (method, uses the network)."""
+    fixed = label.endswith(FIXED_SUFFIX)
+    method = Method.parse(label[: -len(FIXED_SUFFIX)] if fixed else label)
+    if fixed and method is Method.PORTFOLIO:
+        raise ValueError("portfolio uses no evaluator: 'portfolio-fixed' is not a method")
+    return method, not fixed and method is not Method.PORTFOLIO
+
 
 class ProblemRunner:
     """Solves (problem, method) pairs with one env and cached evaluators."""
@@ -25,12 +37,13 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[Method, Evaluator | None] = {}
+        self._evaluators: dict[tuple[Method, bool], Evaluator | None] = {}
 
-    def _evaluator(self, method: Method) -> Evaluator | None:
-        if method not in self._evaluators:
-            self._evaluators[method] = build_evaluator(self._cfg, method)[0]
-        return self._evaluators[method]
+    def _evaluator(self, method: Method, network: bool) -> Evaluator | None:
+        key = (method, network and self._cfg.get("use_network", True))
+        if key not in self._evaluators:
+            self._evaluators[key] = build_evaluator({**self._cfg, "use_network": key[1]}, method)[0]
+        return self._evaluators[key]
 
     def _get_env(self) -> ProofEnv:
         if self._env is None:
@@ -43,10 +56,10 @@ class ProblemRunner:
                     budget_simulations=budget.max_simulations)
         if theorem is None:
             return ProblemRecord(status=Status.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
-        method = Method.parse(method_name)
+        method, network = parse_method_label(method_name)
         started = time.monotonic()
         try:
-            outcome = solve(theorem, self._get_env(), self._evaluator(method), method, self._settings, budget)
+            outcome = solve(theorem, self._get_env(), self._evaluator(method, network), method, self._settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Status.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
                                  message=str(bad)[:300], **base)

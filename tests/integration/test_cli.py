@@ -52,7 +52,7 @@ def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
                  ["solve", "True", "--method", "dfs"], ["solve", "True", "--bogus-flag"],
                  ["solve", "True", "mcts.no_such_constant=1"], ["solve", "missing.v"],
                  ["solve", "True", "--checkpoint", str(tmp_path / "nothing")],
-                 ["eval", str(tmp_path / "no_such_dir")], ["eval", "minif2f-rocq-valid", "--methods", "magic"],
+                 ["eval", str(tmp_path / "no_such_dir")], ["eval", "minif2f-rocq-valid", "--methods", "magic"], ["eval", "minif2f-rocq-valid", "--methods", "portfolio-fixed"],
                  ["eval", "minif2f-rocq-valid", "budget.max_seconds=-1"],
                  ["play", "forall x : nonsense_type, x = x"], ["solve", "True", "--backend", "lean_repl"]):
         done = cli(*args, f"runs_dir={tmp_path}")
@@ -72,8 +72,8 @@ def test_play_session_scripted_through_stdin(tmp_path: Path) -> None:
 
 def test_eval_is_resumable_and_writes_table_and_plot(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
-    args = ("eval", "minif2f-rocq-valid", "--methods", "portfolio,mcts", "--no-network",
-            "--problems", "mathd_algebra_141,mathd_numbertheory_3,amc12a_2019_p21,mathd_algebra_10",
+    args = ("eval", "minif2f-rocq-valid", "--methods", "portfolio,mcts-fixed",
+            "--problems", "mathd_numbertheory_101,mathd_algebra_190,amc12a_2019_p21,mathd_algebra_10",
             "--seconds", "4", "--out", str(out), f"runs_dir={tmp_path}/runs")
     proc = subprocess.Popen([sys.executable, "-m", "alphaprover.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -93,6 +93,7 @@ def test_eval_is_resumable_and_writes_table_and_plot(tmp_path: Path) -> None:
     assert len(keys) == len(set(keys)) == 8  # nothing redone
     statuses = {(r["method"], r["problem"]): r["status"] for r in after}
     assert statuses[("portfolio", "amc12a_2019_p21")] == "bad_statement"
+    assert statuses[("portfolio", "mathd_numbertheory_101")] == "proved"
     assert all(r["proof"] for r in after if r["status"] == "proved")
     assert "| portfolio |" in out.with_suffix(".md").read_text()
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
