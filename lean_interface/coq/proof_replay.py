@@ -143,7 +143,10 @@ class ProofReplayer:
         try:
             if not self.process.alive:
                 self.process.restart()
-            self.process.back_to(self.process.initial_state)
+            try:
+                self.process.back_to(self.process.initial_state)
+            except CoqDied:
+                self.process.restart()  # a previous file left coqtop where BackTo cannot return
             for lemma_records in self._replay(sentences, source, stats, deadline):
                 records.extend(lemma_records)
         except CoqDied as error:
