@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from alphaprover.config import UsageError, load_config, new_run_dir, save_config, to_plain
+from alphaprover.config import UsageError, load_config, save_config, to_plain
 from lean_interface.api import EnvError
 
 DEMO_PROBLEMS = ("mathd_algebra_141", "mathd_numbertheory_3", "mathd_algebra_478", "induction_sum_odd",

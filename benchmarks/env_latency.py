@@ -67,7 +67,7 @@ def main() -> None:
     after_intros = raw.send("intros n m.")
     after_induction = raw.send("induction n.")
     raw.send("2: {")
-    step = raw.send("simpl.")  # the step case, simplified: S (n + m) = m + S n
+    raw.send("simpl.")
     raw.send(f"BackTo {after_induction}.")
     raw.send("2: {")
     step_goal = raw.state

@@ -146,6 +146,18 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
             torch.save({"optimizer": optimizer.state_dict(), "step": step, "best": best, "epoch": epoch},
                        out / kind / "training_state.pt")
 
+    def evaluate_and_save() -> None:
+        """Valid metrics to TensorBoard; `best` when top-K improves; `last` always."""
+        nonlocal metrics, best
+        metrics = evaluate(model, tokenizer, eval_set, cfg.eval_samples, cfg.seed)
+        model.train()
+        for name, value in metrics.items():
+            writer.add_scalar(f"valid/{name}", value, step)
+        if metrics["topk"] > best:
+            best = metrics["topk"]
+            checkpoint("best")
+        checkpoint("last")
+
     def out_of_time() -> bool:
         return cfg.max_minutes > 0 and time.monotonic() - started > 60 * cfg.max_minutes
 
@@ -170,23 +182,10 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
                 writer.add_scalar("train/lr", learning_rate(step, cfg), step)
                 bar.set_postfix(policy=f"{losses['policy_loss'].item():.3f}", value=f"{losses['value_loss'].item():.3f}")
             if step % cfg.eval_every == 0:
-                metrics = evaluate(model, tokenizer, eval_set, cfg.eval_samples, cfg.seed)
-                model.train()
-                for name, value in metrics.items():
-                    writer.add_scalar(f"valid/{name}", value, step)
-                if metrics["topk"] > best:
-                    best = metrics["topk"]
-                    checkpoint("best")
-                checkpoint("last")
+                evaluate_and_save()
         else:
             epoch += 1
-    metrics = evaluate(model, tokenizer, eval_set, cfg.eval_samples, cfg.seed)
-    for name, value in metrics.items():
-        writer.add_scalar(f"valid/{name}", value, step)
-    if metrics["topk"] > best:
-        best = metrics["topk"]
-        checkpoint("best")
-    checkpoint("last")
+    evaluate_and_save()
     writer.close()
     bar.close()
     (out / "metrics.json").write_text(json.dumps({"step": step, **metrics}, indent=2), encoding="utf-8")

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
+from lean_interface._processes import kill_process
 from lean_interface.api import EnvError
 
 _PROMPT = re.compile(r"<prompt>(\S+) < (\d+) \|([^|]*)\| (\d+) < </prompt>")
@@ -113,17 +114,8 @@ class CoqProcess:
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout):
-            if stream:
-                stream.close()
+        if proc is not None:
+            kill_process(proc)
 
     # ---- sentences ------------------------------------------------------------------------
     def run(self, sentence: str, timeout: float = 10.0) -> Reply:

@@ -15,11 +15,11 @@ import json
 import os
 import select
 import shutil
-import signal
 import subprocess
 import time
 from typing import Any, Sequence
 
+from lean_interface._processes import kill_process
 from lean_interface.api import EnvError
 
 
@@ -59,17 +59,8 @@ class ReplProcess:
 
     def close(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout):
-            if stream:
-                stream.close()
+        if proc is not None:
+            kill_process(proc)
 
     @property
     def alive(self) -> bool:
