@@ -4,7 +4,7 @@ Usage: python fixture_repl.py FIXTURE_NAME [--hang-once MARKER K SECONDS] [--cra
 
 It reads requests framed as the real REPL reads them (JSON blocks separated by blank lines) and
 answers the k-th request with the k-th recorded reply from
-`shared/fixtures/lean_repl/FIXTURE_NAME.expected.out`, after checking that the request equals the
+`tests/fixtures/lean_repl/FIXTURE_NAME.expected.out`, after checking that the request equals the
 recorded one (parsed JSON). A request that is not in the recording gets an error reply and the
 stand-in exits with status 3: tests can only pass on recorded behaviour.
 `--hang-once MARKER K S` sleeps S seconds before answering request K (a hung REPL) and
@@ -19,16 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "lean_repl"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lean_repl"
 
 
 def fixture_dir() -> Path:
-    """The fixtures, beside the repository (CI clones the repo next to shared/)."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "shared" / "fixtures" / "lean_repl"
-        if candidate.is_dir():
-            return candidate
+    """The recorded transcripts, copied unchanged into tests/fixtures/lean_repl (see its SOURCE.md)."""
     return FIXTURES
 
 

@@ -157,3 +157,8 @@ def test_render_uses_focus_blocks_for_several_goals() -> None:
         proof = ProofStep("constructor", (ProofStep("exact h1.left"), ProofStep("apply h2", (ProofStep("exact h1.right"),))))
         assert env.render(Theorem("t", "", "theorem t", "lean"), proof) == (
             "constructor\n· exact h1.left\n· apply h2\n  exact h1.right")
+
+
+def test_the_recorded_fixtures_are_present() -> None:
+    """54 core pairs were recorded; without Mathlib and pickles, at least 40 must replay here."""
+    assert len(_core_fixtures()) >= 40
