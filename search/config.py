@@ -88,10 +88,12 @@ class PortfolioConfig:
     """Decision procedures tried in turn on the whole goal, each with the env's time limit."""
 
     tactics: tuple[str, ...] = (
-        "lia", "nia", "lra", "nra", "field", "ring", "firstorder", "auto", "intuition", "tauto",
-        "congruence", "easy", "intros; lia", "intros; nia", "intros; lra", "intros; nra",
+        "reflexivity", "lia", "nia", "lra", "nra", "field", "ring", "firstorder", "auto", "intuition", "tauto",
+        "congruence", "easy", "intros; reflexivity", "intros; lia", "intros; nia", "intros; lra", "intros; nra",
         "intros; field", "intros; ring", "intros; subst; lia", "intros; subst; nia", "intros; subst; lra",
-        "intros; subst; nra", "intros; auto with arith", "intros; firstorder",
+        "intros; subst; nra", "intros; simpl; lia", "intros; simpl; ring", "intros; compute; lia",
+        "intros; split; lia", "intros; repeat split; lra", "intros; intuition lia", "intros; intuition nia",
+        "intros; field_simplify; lra", "intros; auto with arith", "intros; firstorder",
     )
 
     @classmethod

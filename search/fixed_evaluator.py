@@ -20,6 +20,8 @@ GENERIC_TACTICS: tuple[str, ...] = (
     "intuition", "tauto", "congruence", "constructor", "left", "right", "eexists", "easy", "trivial",
     "firstorder", "subst", "symmetry", "discriminate", "exfalso", "f_equal", "ring_simplify", "field_simplify",
     "unfold not", "intros; lia", "intros; nia", "intros; lra", "intros; nra", "simpl; lia", "simpl; ring",
+    "intros; subst; lia", "intros; subst; nra", "intros; field_simplify; lra", "intros; intuition lia",
+    "intros; compute; lia", "intros; repeat split; lra",
 )
 
 _HYP = re.compile(r"^([\w']+(?:, [\w']+)*) : (.+)$")
