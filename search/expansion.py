@@ -1,8 +1,10 @@
 """Expanding goals: one evaluator call for many goals, one batched prover call for all tactics.
 
-Shared by MCTS and best-first search. Failed tactics are dropped; a duplicate tactic string or a
-tactic reaching the same goals as an existing one adds its prior to that edge; a round that brings
-nothing new (or the round cap) marks the goal exhausted, so it can fail.
+Shared by MCTS and best-first search. Failed tactics are dropped (and remembered, so they are not
+tried twice); a duplicate tactic string or a tactic reaching the same goals as an existing one adds
+its prior to that edge; a round in which the evaluator proposes no tactic not tried before (or the
+round cap) marks the goal exhausted, so it can fail. A round whose new tactics all failed leaves
+the goal open for another round.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
     node's evaluator value. Past `deadline` no further tactics are tried, and the goals whose
     tactics were cut short are left open (not exhausted) rather than wrongly failed."""
     requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].expansions) for n in node_ids]
+    tried = tree.tried_tactics
+    proposed_before = {n: len(tried.get(n, ())) for n in node_ids}
     started = time.monotonic()
     evaluations = evaluator.evaluate(requests)
     stats.evaluator_seconds += time.monotonic() - started
@@ -79,13 +83,14 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
             node.value = min(0.0, evaluation.value)
         node.expansions += 1
         stats.expansions += 1
-        known = {e.tactic for e in node.edges}
+        known = {e.tactic for e in node.edges} | tried.setdefault(node_id, set())
         for tactic, logprob in evaluation.tactics:
             if tactic in known:
                 edge = next(e for e in node.edges if e.tactic == tactic)
                 edge.prior += math.exp(logprob / prior_temperature)
                 continue
             known.add(tactic)
+            tried[node_id].add(tactic)
             jobs.append((node_id, tactic, logprob))
     started = time.monotonic()
     results: list[TacticResult] = []
@@ -112,6 +117,7 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         if node_id in cut_short:
             node.expansions -= 1  # not a complete round: ask again if the search goes on
             continue
-        if added[node_id] == 0 or node.expansions >= max_expansions:
-            tree.mark_exhausted(node_id)
+        nothing_new = len(tried.get(node_id, ())) == proposed_before[node_id]
+        if nothing_new or node.expansions >= max_expansions:
+            tree.mark_exhausted(node_id)  # the evaluator has no new idea, or the round cap is reached
     return [tree.nodes[n].value or 0.0 for n in node_ids]

@@ -91,6 +91,7 @@ class SearchTree:
     def __init__(self, root: Goal) -> None:
         self.nodes: list[OrNode] = [OrNode(root, depth=0)]
         self.by_text: dict[str, int] = {root.text: 0}
+        self.tried_tactics: dict[int, set[str]] = {}  # every tactic string sent for a node, failed ones too
         self.refused_cycles = 0
 
     @property

@@ -35,7 +35,7 @@ def test_and_node_needs_every_goal() -> None:
     """
     table = {("A", "split"): ["B", "C"], ("A", "bad"): ["B", "D"], ("B", "b"): [], ("C", "c"): []}
     proposals = {"A": [("bad", -0.1), ("split", -2.0)], "B": [("b", -0.1)], "C": [("c", -0.1)], "D": [("x", -0.1)]}
-    env, result = _run(table, proposals)
+    env, result = _run(table, proposals, config=MCTSConfig(max_expansions=1))
     assert result.proved
     assert env.check_proof("A", result.proof)
     assert result.proof.tactic == "split"
@@ -138,6 +138,25 @@ def test_progressive_sampling_counts() -> None:
     assert wanted == {1: False, 3: False, 4: True, 9: True}
     assert not needs_sampling(OrNode(node.goal, 0, node.edges, expansions=2, visits=9), config)  # 2 > 1.5
     assert needs_sampling(OrNode(node.goal, 0, node.edges, expansions=2, visits=16), config)    # 2 <= 2
+
+
+def test_a_goal_whose_new_tactics_all_failed_gets_another_round() -> None:
+    """Round 0 proposes only failing tactics for B; the network may do better in round 1, so B
+    stays open and is sampled again; a round with nothing new exhausts it."""
+    table = {("A", "t"): ["B"], ("B", "good"): []}
+
+    class TwoRounds(TableEvaluator):
+        def evaluate(self, requests):
+            self.requests.extend(requests)
+            from search.evaluator import Evaluation
+
+            answers = {("A", 0): [("t", -0.1)], ("B", 0): [("bad", -0.1)], ("B", 1): [("good", -0.1)]}
+            return [Evaluation(tuple(answers.get((r.goal, r.round), [])), -1.0) for r in requests]
+
+    evaluator = TwoRounds({})
+    result = run_mcts(Goal("A", "A"), TableEnv(table), evaluator, MCTSConfig(num_parallel=1), BUDGET)
+    assert result.proved and result.proof.children[0].tactic == "good"
+    assert [(r.goal, r.round) for r in evaluator.requests] == [("A", 0), ("B", 0), ("B", 1)]
 
 
 def test_progressive_sampling_asks_new_rounds() -> None:
