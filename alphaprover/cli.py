@@ -16,8 +16,7 @@ from typing import Sequence
 from alphaprover.config import UsageError, load_config, save_config, to_plain
 from lean_interface.api import EnvError
 
-DEMO_PROBLEMS = ("mathd_algebra_141", "mathd_numbertheory_3", "mathd_algebra_478", "induction_sum_odd",
-                 "mathd_numbertheory_12")
+DEMO_PROBLEMS = ("mathd_numbertheory_101", "mathd_algebra_190", "mathd_numbertheory_149", "mathd_numbertheory_188")
 
 
 class _Parser(argparse.ArgumentParser):

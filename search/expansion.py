@@ -86,8 +86,9 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         known = {e.tactic for e in node.edges} | tried.setdefault(node_id, set())
         for tactic, logprob in evaluation.tactics:
             if tactic in known:
-                edge = next(e for e in node.edges if e.tactic == tactic)
-                edge.prior += math.exp(logprob / prior_temperature)
+                edge = next((e for e in node.edges if e.tactic == tactic), None)
+                if edge is not None:  # sampled again: more prior; a known failure is not retried
+                    edge.prior += math.exp(logprob / prior_temperature)
                 continue
             known.add(tactic)
             tried[node_id].add(tactic)

@@ -230,3 +230,20 @@ def test_config_rejects_unknown_keys() -> None:
         MCTSConfig.from_dict({"bogus": 1})
     with pytest.raises(ValueError, match="unknown method"):
         Method.parse("dfs")
+
+
+def test_a_failed_tactic_sampled_again_is_not_retried() -> None:
+    table = {("A", "t"): ["B"], ("B", "good"): []}
+
+    class Repeats(TableEvaluator):
+        def evaluate(self, requests):
+            self.requests.extend(requests)
+            from search.evaluator import Evaluation
+
+            answers = {("A", 0): [("t", -0.1)], ("B", 0): [("bad", -0.1)], ("B", 1): [("bad", -0.1), ("good", -1.0)]}
+            return [Evaluation(tuple(answers.get((r.goal, r.round), [])), -1.0) for r in requests]
+
+    env = TableEnv(table)
+    result = run_mcts(Goal("A", "A"), env, Repeats({}), MCTSConfig(num_parallel=1), BUDGET)
+    assert result.proved
+    assert env.calls.count(("B", "bad")) == 1
