@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -10,10 +11,8 @@ import subprocess
 def kill_process(proc: subprocess.Popen[bytes]) -> None:
     """Kill `proc`'s whole process group (it was started in its own session), reap it, close pipes."""
     if proc.poll() is None:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # it may have exited just now
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     proc.wait()
     for stream in (proc.stdin, proc.stdout):
         if stream:

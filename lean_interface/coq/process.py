@@ -13,6 +13,7 @@ when no prompt arrives in time we interrupt the process group (SIGINT, which coq
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import resource
@@ -180,10 +181,8 @@ class CoqProcess:
 
     def _interrupt(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # it may have exited just now
                 os.killpg(self._proc.pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
 
     @staticmethod
     def _make_reply(raw: str, prompt: re.Match[str], interrupted: bool) -> Reply:

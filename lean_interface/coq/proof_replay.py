@@ -51,7 +51,7 @@ class ReplayStats:
 
 
 class _LemmaDropped(Exception):
-    pass
+    """This lemma cannot be mirrored faithfully: skip to its end and count it as dropped."""
 
 
 @dataclass
