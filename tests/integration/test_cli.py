@@ -116,3 +116,15 @@ def test_tree_html_opens_in_headless_chromium(tmp_path: Path) -> None:
     assert dom.count("<details") >= 5 and 'class="edge proof"' in dom
     console_errors = [line for line in page.stderr.splitlines() if "CONSOLE" in line and "Uncaught" in line]
     assert not console_errors
+
+
+def test_eval_with_ray_workers_gives_the_same_records(tmp_path: Path) -> None:
+    """`--workers 2` runs the same plain runner inside Ray actors (local Ray, loopback only)."""
+    out = tmp_path / "ray.jsonl"
+    done = cli("eval", "minif2f-rocq-valid", "--methods", "portfolio", "--workers", "2",
+               "--problems", "mathd_numbertheory_101,mathd_algebra_190,amc12a_2019_p21", "--seconds", "5",
+               "--out", str(out), f"runs_dir={tmp_path}/runs")
+    assert done.returncode == 0, done.stderr
+    statuses = {json.loads(line)["problem"]: json.loads(line)["status"] for line in out.read_text().splitlines()}
+    assert statuses == {"mathd_numbertheory_101": "proved", "mathd_algebra_190": "proved",
+                        "amc12a_2019_p21": "bad_statement"}
