@@ -1,7 +1,11 @@
 """Search configurations. Defaults are AlphaProof's published constants where it has them.
 
-Built from the Hydra `search` group; `from_dict` rejects unknown keys so a typo in an override
-is an error, not a silently ignored setting.
+Every constant is written once, here: the CLI puts these dataclasses' defaults into Hydra's
+ConfigStore and builds them back with `from_dict`, which rejects unknown keys so a typo in an
+override is a one-line error rather than a silently ignored setting.
+
+The budget is its own dataclass (`Budget`), shared by every method, so MCTS, best-first search
+and the portfolio are always compared under the very same limits.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ T = TypeVar("T")
 
 
 def _from_dict(cls: type[T], data: dict[str, Any]) -> T:
+    """`cls(**data)`, with a one-line ValueError for unknown keys or rejected values."""
     known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(data) - known)
     if unknown:
@@ -20,36 +25,56 @@ def _from_dict(cls: type[T], data: dict[str, Any]) -> T:
     return cls(**data)
 
 
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
 @dataclass(frozen=True)
 class Budget:
-    """Whichever ends first. 0 means "no limit" for that resource (not all three may be 0)."""
+    """When a search stops: whichever limit is reached first. 0 means "no limit" for that resource,
+    but at least one of the three must be set.
+
+    Fields:
+      max_simulations:  MCTS simulations (best-first: goal expansions; portfolio: tactics tried).
+      max_seconds:      wall-clock seconds of the search itself (env start and verify excluded).
+      max_prover_calls: tactic applications sent to the prover.
+    """
 
     max_simulations: int = 400
     max_seconds: float = 60.0
     max_prover_calls: int = 0
 
     def __post_init__(self) -> None:
-        if self.max_simulations < 0 or self.max_seconds < 0 or self.max_prover_calls < 0:
-            raise ValueError("budgets must be non-negative")
-        if not (self.max_simulations or self.max_seconds or self.max_prover_calls):
-            raise ValueError("at least one budget (simulations, seconds, prover calls) must be set")
+        _require(self.max_simulations >= 0 and self.max_seconds >= 0 and self.max_prover_calls >= 0,
+                 "budgets must be non-negative")
+        _require(bool(self.max_simulations or self.max_seconds or self.max_prover_calls),
+                 "at least one budget (simulations, seconds, prover calls) must be set")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Budget":
+        return _from_dict(cls, data)
 
 
 @dataclass(frozen=True)
 class MCTSConfig:
-    """AND-OR MCTS with progressive sampling (AlphaProof's rules).
+    """AND-OR MCTS with progressive sampling (AlphaProof's rules; see `search.selection`).
 
-    pb_c_base, pb_c_init:   PUCT exploration `log((N + base + 1)/base) + init`.
-    prior_temperature:      prior = exp(logp / T), renormalised over the node's tactics.
-    value_discount:         γ in the value score γ^(−1 − (reward + V)).
-    c_and:                  multiplier on exploration when choosing a child at an AND node.
-    unvisited_penalty:      an unvisited tactic is valued V(parent) − penalty.
-    no_legal_actions_value: value backed up from a goal with no working tactic.
-    ps_c, ps_alpha:         sample again at an OR node while expansions <= ps_c · visits^ps_alpha.
-    max_expansions:         at most this many sampling rounds per goal.
-    num_samples:            tactics requested per expansion.
-    num_parallel:           leaves selected (with virtual loss) per evaluator call.
-    virtual_loss:           value counted for each in-flight visit.
+    Fields:
+      pb_c_base, pb_c_init:   PUCT exploration `log((N + base + 1)/base) + init` (AlphaProof: 3200, 0.001).
+      prior_temperature:      prior = exp(logp / T), renormalised over a node's tactics (AlphaProof: 200).
+      value_discount:         γ in the value score γ^(−1 − (reward + V)) (AlphaProof: 0.99).
+      c_and:                  multiplier on exploration when choosing a goal at an AND node (ours: 1).
+      unvisited_penalty:      an unvisited tactic is valued V(parent) − penalty (ours: 0.5).
+      no_legal_actions_value: value backed up from a goal no tactic works on (AlphaProof: −40).
+      ps_c, ps_alpha:         progressive sampling: sample again at an OR node while
+                              expansions <= ps_c · visits^ps_alpha (AlphaProof: 0.01, 0.6).
+      max_expansions:         at most this many sampling rounds per goal (ours; keeps a goal that
+                              no tactic works on from being sampled forever).
+      num_samples:            tactics requested from the evaluator per expansion.
+      num_parallel:           simulations selected (with virtual loss) per evaluator call.
+      virtual_loss:           value counted for each in-flight simulation through a tactic, so
+                              parallel simulations spread over different leaves.
     """
 
     pb_c_base: float = 3200.0
@@ -66,6 +91,17 @@ class MCTSConfig:
     num_parallel: int = 8
     virtual_loss: float = -40.0
 
+    def __post_init__(self) -> None:
+        _require(self.pb_c_base > 0, "pb_c_base must be > 0")
+        _require(self.prior_temperature > 0, "prior_temperature must be > 0")
+        _require(0 < self.value_discount <= 1, "value_discount must be in (0, 1]")
+        _require(self.c_and >= 0 and self.unvisited_penalty >= 0, "c_and and unvisited_penalty must be >= 0")
+        _require(self.no_legal_actions_value <= 0 and self.virtual_loss <= 0,
+                 "no_legal_actions_value and virtual_loss must be <= 0")
+        _require(self.ps_c >= 0 and self.ps_alpha >= 0, "ps_c and ps_alpha must be >= 0")
+        _require(self.max_expansions >= 1 and self.num_samples >= 1 and self.num_parallel >= 1,
+                 "max_expansions, num_samples and num_parallel must be >= 1")
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MCTSConfig":
         return _from_dict(cls, data)
@@ -73,10 +109,18 @@ class MCTSConfig:
 
 @dataclass(frozen=True)
 class BestFirstConfig:
-    """ReProver-style best-first search: expand the open goal with the highest cumulative log-prob."""
+    """ReProver-style best-first search (see `search.best_first`).
+
+    Fields:
+      num_samples:  tactics requested per expanded goal (each goal is expanded once).
+      num_parallel: goals expanded per evaluator call (the cheapest open ones).
+    """
 
     num_samples: int = 16
     num_parallel: int = 8
+
+    def __post_init__(self) -> None:
+        _require(self.num_samples >= 1 and self.num_parallel >= 1, "num_samples and num_parallel must be >= 1")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "BestFirstConfig":
@@ -85,7 +129,13 @@ class BestFirstConfig:
 
 @dataclass(frozen=True)
 class PortfolioConfig:
-    """Decision procedures tried in turn on the whole goal, each with the env's time limit."""
+    """Decision procedures tried in turn on the whole goal, each with the env's time limit.
+
+    Fields:
+      tactics:        tried in order; the first that closes the goal is the proof.
+      hammer_tactics: CoqHammer's reconstruction tactics, tried after `tactics` only when the
+                      theorem's header loads Hammer (`From Hammer Require ...`).
+    """
 
     tactics: tuple[str, ...] = (
         "reflexivity", "lia", "nia", "lra", "nra", "field", "ring", "firstorder", "auto", "intuition", "tauto",
@@ -95,10 +145,17 @@ class PortfolioConfig:
         "intros; split; lia", "intros; repeat split; lra", "intros; intuition lia", "intros; intuition nia",
         "intros; field_simplify; lra", "intros; auto with arith", "intros; firstorder",
     )
+    hammer_tactics: tuple[str, ...] = ("sauto", "hauto", "intros; sauto", "intros; hauto")
+
+    def tactics_for(self, header: str) -> tuple[str, ...]:
+        """The tactics to try for a theorem with this header (Hammer's only if it is loaded)."""
+        loads_hammer = "Hammer" in header and "Require" in header
+        return self.tactics + (self.hammer_tactics if loads_hammer else ())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PortfolioConfig":
         data = dict(data)
-        if "tactics" in data:
-            data["tactics"] = tuple(data["tactics"])
+        for key in ("tactics", "hammer_tactics"):
+            if key in data:
+                data[key] = tuple(data[key])
         return _from_dict(cls, data)

@@ -1,10 +1,11 @@
-"""Expanding goals: one evaluator call for many goals, one batched prover call for all tactics.
+"""What every search run shares: statistics, the budget clock, and goal expansion.
 
-Shared by MCTS and best-first search. Failed tactics are dropped (and remembered, so they are not
-tried twice); a duplicate tactic string or a tactic reaching the same goals as an existing one adds
-its prior to that edge; a round in which the evaluator proposes no tactic not tried before (or the
-round cap) marks the goal exhausted, so it can fail. A round whose new tactics all failed leaves
-the goal open for another round.
+Expansion = one evaluator call for a batch of goals, then batched prover calls (`apply_many`)
+for every tactic not tried before on its goal. Failed tactics are dropped (and remembered, so
+they are never sent again); a tactic string sampled again, or a tactic reaching the same goals as
+an existing edge, adds its prior to that edge. A round in which the evaluator proposes nothing
+new, or the last allowed round, marks the goal exhausted (it can then fail). A round cut short by
+the budget is not counted, so the goal is asked again if the search goes on.
 """
 
 from __future__ import annotations
@@ -14,21 +15,40 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from lean_interface.api import ProofEnv, TacticResult
+from lean_interface.api import ProofEnv, ProofStep
 from search.config import Budget
-from search.evaluator import EvalRequest, Evaluator
-from search.tree import SearchTree
+from search.evaluator import EvalRequest, Evaluation, Evaluator
+from search.extract import extract_proof
+from search.tree import SearchTree, Status
+
+#: at most this many tactics per `apply_many` call; the budget is checked between calls.
+PROVER_CHUNK = 16
 
 
 @dataclass
 class SearchStats:
-    """Counters and the time split of one search."""
+    """Counters and the time split of one search.
+
+    Fields:
+      simulations:      MCTS simulations (best-first: goal expansions; portfolio: tactics tried).
+      expansions:       sampling rounds completed (evaluator answers used).
+      evaluator_calls:  calls to `Evaluator.evaluate` (each serves a batch of goals).
+      prover_calls:     tactics sent to the prover; prover_errors: how many of them failed.
+      collisions:       parallel walks that reached a leaf already taken in the same batch.
+      refused_cycles, merged_edges: tactics refused (cycle) or merged into an existing edge.
+      evaluator_seconds, prover_seconds, total_seconds: wall time split.
+      nodes:            goals in the graph at the end.
+      started:          monotonic clock at the start of the search.
+    """
 
     simulations: int = 0
     expansions: int = 0
     evaluator_calls: int = 0
     prover_calls: int = 0
     prover_errors: int = 0
+    collisions: int = 0
+    refused_cycles: int = 0
+    merged_edges: int = 0
     evaluator_seconds: float = 0.0
     prover_seconds: float = 0.0
     total_seconds: float = 0.0
@@ -41,84 +61,138 @@ class SearchStats:
         return max(0.0, self.total_seconds - self.prover_seconds - self.evaluator_seconds)
 
     def as_dict(self) -> dict[str, float]:
-        return {
-            "simulations": self.simulations, "expansions": self.expansions,
-            "evaluator_calls": self.evaluator_calls, "prover_calls": self.prover_calls,
-            "prover_errors": self.prover_errors, "nodes": self.nodes,
-            "total_seconds": round(self.total_seconds, 4), "prover_seconds": round(self.prover_seconds, 4),
-            "evaluator_seconds": round(self.evaluator_seconds, 4), "search_seconds": round(self.search_seconds, 4),
-        }
+        counters = ("simulations", "expansions", "evaluator_calls", "prover_calls", "prover_errors", "collisions",
+                    "refused_cycles", "merged_edges", "nodes")
+        seconds = {"total_seconds": self.total_seconds, "prover_seconds": self.prover_seconds,
+                   "evaluator_seconds": self.evaluator_seconds, "search_seconds": self.search_seconds}
+        return {**{name: getattr(self, name) for name in counters},
+                **{name: round(value, 4) for name, value in seconds.items()}}
 
 
-def budget_spent(budget: Budget, stats: SearchStats) -> bool:
-    stats.total_seconds = time.monotonic() - stats.started
-    return bool(
-        (budget.max_simulations and stats.simulations >= budget.max_simulations)
-        or (budget.max_seconds and stats.total_seconds >= budget.max_seconds)
-        or (budget.max_prover_calls and stats.prover_calls >= budget.max_prover_calls)
-    )
+@dataclass
+class SearchResult:
+    """What a search leaves behind: the graph, its statistics and (if proved) the smallest proof."""
+
+    tree: SearchTree
+    stats: SearchStats
+    proof: ProofStep | None
+
+    @property
+    def proved(self) -> bool:
+        return self.proof is not None
 
 
-def deadline_of(budget: Budget, stats: SearchStats) -> float | None:
-    return stats.started + budget.max_seconds if budget.max_seconds else None
+class BudgetClock:
+    """Answers "may the search go on?" against a `Budget`, updating `stats.total_seconds`."""
+
+    def __init__(self, budget: Budget, stats: SearchStats) -> None:
+        self.budget = budget
+        self.stats = stats
+
+    def _elapsed(self) -> float:
+        self.stats.total_seconds = time.monotonic() - self.stats.started
+        return self.stats.total_seconds
+
+    def spent(self) -> bool:
+        """True once any limit is reached."""
+        b, s = self.budget, self.stats
+        return bool((b.max_simulations and s.simulations >= b.max_simulations)
+                    or (b.max_seconds and self._elapsed() >= b.max_seconds)
+                    or (b.max_prover_calls and s.prover_calls >= b.max_prover_calls))
+
+    def simulations_left(self) -> int | None:
+        """Simulations still allowed (None = unlimited)."""
+        if not self.budget.max_simulations:
+            return None
+        return max(0, self.budget.max_simulations - self.stats.simulations)
+
+    def prover_chunk(self, largest: int) -> int:
+        """How many tactics to send in the next `apply_many` call: at most `largest`, no more than
+        the prover-call budget allows, and no more than the remaining time fits at the average
+        cost per tactic so far (so one call overshoots the time budget by little). 0 = stop."""
+        allowed = largest
+        if self.budget.max_prover_calls:
+            allowed = min(allowed, self.budget.max_prover_calls - self.stats.prover_calls)
+        if self.budget.max_seconds:
+            remaining = self.budget.max_seconds - self._elapsed()
+            if remaining <= 0:
+                return 0
+            if self.stats.prover_calls:
+                per_call = self.stats.prover_seconds / self.stats.prover_calls
+                allowed = min(allowed, max(1, int(remaining / max(per_call, 1e-9))))
+        return max(0, allowed)
+
+    def finish(self, tree: SearchTree) -> SearchResult:
+        """Final statistics, and the smallest proof if the root is proved."""
+        self._elapsed()
+        self.stats.nodes = len(tree.nodes)
+        self.stats.refused_cycles = tree.refused_cycles
+        self.stats.merged_edges = tree.merged_edges
+        proof = extract_proof(tree) if tree.root.status is Status.PROVED else None
+        return SearchResult(tree, self.stats, proof)
 
 
-def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, num_samples: int,
-           prior_temperature: float, max_expansions: int, stats: SearchStats,
-           deadline: float | None = None) -> list[float]:
-    """Evaluate and expand `node_ids` (one evaluator call, batched `apply_many` calls). Returns each
-    node's evaluator value. Past `deadline` no further tactics are tried, and the goals whose
-    tactics were cut short are left open (not exhausted) rather than wrongly failed."""
-    requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].expansions) for n in node_ids]
-    tried = tree.tried_tactics
-    proposed_before = {n: len(tried.get(n, ())) for n in node_ids}
+def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchStats) -> list[Evaluation]:
+    """One timed evaluator call; a wrong number of answers is a ValueError."""
     started = time.monotonic()
     evaluations = evaluator.evaluate(requests)
     stats.evaluator_seconds += time.monotonic() - started
     stats.evaluator_calls += 1
-    jobs: list[tuple[int, str, float]] = []
+    if len(evaluations) != len(requests):
+        raise ValueError(f"evaluator returned {len(evaluations)} answers for {len(requests)} goals")
+    return list(evaluations)
+
+
+def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
+           prior_temperature: float, max_expansions: int, clock: BudgetClock) -> list[float]:
+    """Run one sampling round on each of `node_ids` (distinct, OPEN goals). Returns each goal's
+    value from the evaluator (clamped to <= 0)."""
+    stats = clock.stats
+    requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].expansions) for n in node_ids]
+    evaluations = evaluate(evaluator, requests, stats)
+    jobs: dict[tuple[int, str], float] = {}  # (node, tactic) -> logprob, in proposal order
+    proposed_new: dict[int, bool] = {}
     for node_id, evaluation in zip(node_ids, evaluations):
         node = tree.nodes[node_id]
         if node.value is None:
-            node.value = min(0.0, evaluation.value)
+            node.value = min(0.0, float(evaluation.value))
+        proposed_new[node_id] = False
+        for tactic, logprob in evaluation.tactics:
+            if tactic in node.tried:  # sampled again: more prior for its edge; a failure is not retried
+                index = node.tried[tactic]
+                if index is not None:
+                    node.edges[index].prior += math.exp(logprob / prior_temperature)
+                continue
+            if (node_id, tactic) not in jobs:
+                jobs[(node_id, tactic)] = logprob
+                proposed_new[node_id] = True
+
+    pending = list(jobs.items())
+    while pending:
+        # a goal proved by an earlier chunk needs no more tactics
+        pending = [job for job in pending if tree.nodes[job[0][0]].status is Status.OPEN]
+        size = clock.prover_chunk(PROVER_CHUNK)
+        if size <= 0 or not pending:
+            break
+        chunk, pending = pending[:size], pending[size:]
+        started = time.monotonic()
+        results = env.apply_many([(tree.nodes[n].goal, tactic) for (n, tactic), _ in chunk])
+        stats.prover_seconds += time.monotonic() - started
+        stats.prover_calls += len(chunk)
+        for ((node_id, tactic), logprob), result in zip(chunk, results):
+            if not result.ok:
+                stats.prover_errors += 1
+                tree.record_failure(node_id, tactic)
+                continue
+            tree.add_edge(node_id, tactic, logprob, math.exp(logprob / prior_temperature), result.goals)
+
+    cut_short = {n for (n, _), _ in pending}
+    for node_id in node_ids:
+        if node_id in cut_short:
+            continue  # an incomplete round does not count: ask again if the search goes on
+        node = tree.nodes[node_id]
         node.expansions += 1
         stats.expansions += 1
-        known = {e.tactic for e in node.edges} | tried.setdefault(node_id, set())
-        for tactic, logprob in evaluation.tactics:
-            if tactic in known:
-                edge = next((e for e in node.edges if e.tactic == tactic), None)
-                if edge is not None:  # sampled again: more prior; a known failure is not retried
-                    edge.prior += math.exp(logprob / prior_temperature)
-                continue
-            known.add(tactic)
-            tried[node_id].add(tactic)
-            jobs.append((node_id, tactic, logprob))
-    started = time.monotonic()
-    results: list[TacticResult] = []
-    chunk = 8
-    for start in range(0, len(jobs), chunk):
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        results.extend(env.apply_many([(tree.nodes[n].goal, t) for n, t, _ in jobs[start : start + chunk]]))
-    stats.prover_seconds += time.monotonic() - started
-    stats.prover_calls += len(results)
-    cut_short = {n for n, _, _ in jobs[len(results):]}
-    jobs = jobs[: len(results)]
-    added = {n: 0 for n in node_ids}
-    for (node_id, tactic, logprob), result in zip(jobs, results):
-        if not result.ok:
-            stats.prover_errors += 1
-            continue
-        index = tree.add_edge(node_id, tactic, logprob, math.exp(logprob / prior_temperature), result.goals)
-        if index is not None:
-            added[node_id] += 1
-    stats.nodes = len(tree.nodes)
-    for node_id in node_ids:
-        node = tree.nodes[node_id]
-        if node_id in cut_short:
-            node.expansions -= 1  # not a complete round: ask again if the search goes on
-            continue
-        nothing_new = len(tried.get(node_id, ())) == proposed_before[node_id]
-        if nothing_new or node.expansions >= max_expansions:
-            tree.mark_exhausted(node_id)  # the evaluator has no new idea, or the round cap is reached
+        if not proposed_new[node_id] or node.expansions >= max_expansions:
+            tree.mark_exhausted(node_id)
     return [tree.nodes[n].value or 0.0 for n in node_ids]

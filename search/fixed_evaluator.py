@@ -1,75 +1,192 @@
-"""A no-network evaluator: a fixed tactic list, instantiated with the goal's own hypotheses.
+"""A no-network evaluator: a fixed tactic list, instantiated with the goal's own hypothesis names.
 
-The baseline the network must beat, and the fallback when no checkpoint is given. Round 0 proposes
-argument-free tactics plus tactics built from the goal's hypothesis names (`destruct h`,
-`rewrite h`, `induction n`, …), all with the same prior; later rounds propose nothing (the list is
-fixed), so progressive sampling ends. The value is a constant −1 ("one more tactic"): with no
-value signal, MCTS then spreads its visits like a breadth-first search guided by the priors.
+The baseline the network must beat, and the fallback when no checkpoint is given. Round 0
+proposes every argument-free tactic of a `TacticVocabulary` plus tactics built from the goal's
+hypotheses (parsed from the canonical goal text: lines `h : T` or `a, b : T` before `⊢ target`):
+`destruct h`, `induction n` for a nat or list variable, `rewrite h`, `rewrite <- h`, `apply h`,
+`exact h`, `inversion h`, `rewrite h in g`, … all with the same prior. A measured fact (DESIGN.md §4):
+without such arguments a search runs out of ideas long before it runs out of time.
+
+Later rounds propose nothing (the list is fixed), so progressive sampling ends and a goal on
+which nothing works can fail. `EvalRequest.num_samples` is ignored: the whole list comes at once.
+The value is −(number of goals in the node): a weak signal, so MCTS spreads its visits roughly
+breadth-first, guided by where the prover succeeds.
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 from search.evaluator import EvalRequest, Evaluation
 
-GENERIC_TACTICS: tuple[str, ...] = (
-    "intros", "split", "reflexivity", "lia", "nia", "lra", "nra", "ring", "field", "auto", "simpl",
-    "intuition", "tauto", "congruence", "constructor", "left", "right", "eexists", "easy", "trivial",
-    "firstorder", "subst", "symmetry", "discriminate", "exfalso", "f_equal", "ring_simplify", "field_simplify",
-    "unfold not", "intros; lia", "intros; nia", "intros; lra", "intros; nra", "simpl; lia", "simpl; ring",
-    "intros; subst; lia", "intros; subst; nra", "intros; field_simplify; lra", "intros; intuition lia",
-    "intros; compute; lia", "intros; repeat split; lra",
+_NAME = re.compile(r"^[A-Za-z_][\w'.]*$")
+_EQUATION = re.compile(r"(?<![<>:!/\\])=(?!>)|<->|↔")
+
+
+@dataclass(frozen=True)
+class TacticVocabulary:
+    """What the fixed evaluator may propose, for one proof language.
+
+    Fields:
+      generic:         argument-free tactics, proposed for every goal.
+      inductive:       templates ({h}) for a variable whose type's head is in `inductive_types`.
+      case_only:       templates ({h}) for a variable whose type's head is in `case_types`.
+      hypothesis:      templates ({h}) for a hypothesis that looks like a proposition.
+      equation:        extra templates ({h}) when that hypothesis is an equation or iff.
+      rewrite_in:      template to rewrite an equation {h} inside another hypothesis {g}.
+      inductive_types: type heads that get `inductive` (nat, list, …).
+      case_types:      type heads that get `case_only` (bool, option, …).
+      data_types:      type names of plain data variables (no templates for them).
+    """
+
+    generic: tuple[str, ...]
+    inductive: tuple[str, ...]
+    case_only: tuple[str, ...]
+    hypothesis: tuple[str, ...]
+    equation: tuple[str, ...]
+    rewrite_in: str
+    inductive_types: tuple[str, ...]
+    case_types: tuple[str, ...]
+    data_types: tuple[str, ...]
+
+
+COQ_VOCABULARY = TacticVocabulary(
+    generic=(
+        "intros", "split", "reflexivity", "lia", "nia", "lra", "nra", "ring", "field", "auto", "simpl",
+        "intuition", "tauto", "congruence", "constructor", "left", "right", "eexists", "easy", "trivial",
+        "firstorder", "subst", "symmetry", "discriminate", "exfalso", "f_equal", "ring_simplify", "field_simplify",
+        "unfold not", "exists 0", "exists 1", "intros; lia", "intros; nia", "intros; lra", "intros; nra",
+        "simpl; lia", "simpl; ring", "intros; subst; lia", "intros; subst; nra", "intros; field_simplify; lra",
+        "intros; intuition lia", "intros; compute; lia", "intros; repeat split; lra", "simpl; auto",
+    ),
+    inductive=("induction {h}", "destruct {h}"),
+    case_only=("destruct {h}",),
+    hypothesis=("apply {h}", "exact {h}", "destruct {h}", "inversion {h}", "eapply {h}"),
+    equation=("rewrite {h}", "rewrite <- {h}"),
+    rewrite_in="rewrite {h} in {g}",
+    inductive_types=("nat", "list"),
+    case_types=("bool", "option", "prod", "sum"),
+    data_types=("nat", "Z", "N", "positive", "R", "Q", "bool", "Prop", "Set", "Type", "list", "option",
+                "prod", "sum"),
 )
 
-_HYP = re.compile(r"^([\w']+(?:, [\w']+)*) : (.+)$")
+LEAN_VOCABULARY = TacticVocabulary(
+    generic=(
+        "intro", "intros", "constructor", "rfl", "omega", "linarith", "nlinarith", "positivity", "norm_num",
+        "simp", "simp_all", "ring", "field_simp", "decide", "tauto", "trivial", "left", "right", "exfalso",
+        "push_neg", "ring_nf", "norm_num at *", "intros; omega", "intros; linarith", "intros; nlinarith",
+        "intros; simp", "use 0", "use 1",
+    ),
+    inductive=("induction {h}", "cases {h}"),
+    case_only=("cases {h}",),
+    hypothesis=("apply {h}", "exact {h}", "cases {h}", "subst {h}", "linarith [{h}]"),
+    equation=("rw [{h}]", "rw [← {h}]"),
+    rewrite_in="rw [{h}] at {g}",
+    inductive_types=("ℕ", "Nat", "List"),
+    case_types=("Bool", "Option"),
+    data_types=("ℕ", "Nat", "ℤ", "Int", "ℝ", "Real", "ℚ", "Rat", "ℂ", "Bool", "Prop", "Type", "List", "Option",
+                "Finset", "Set"),
+)
+
+#: cap on `rewrite h in g` tactics per goal (they grow quadratically with the hypotheses)
+MAX_REWRITE_IN = 12
 
 
 def hypotheses(goal_text: str) -> list[tuple[str, str]]:
-    """(name, type) for each hypothesis line of a canonical goal text."""
-    out = []
+    """(name, type) for every usable hypothesis of a canonical goal text (coupled goals: all blocks).
+    Accepts `a, b : T` (Coq) and `a b : T` (Lean); `x := v : T` definitions are kept; inaccessible
+    names (`n✝`) are skipped since a tactic cannot mention them."""
+    found: dict[str, str] = {}
     for line in goal_text.splitlines():
-        if line.startswith("⊢"):
-            break
-        match = _HYP.match(line)
-        if match:
-            for name in match.group(1).split(", "):
-                out.append((name.strip(), match.group(2).strip()))
-    return out
+        if line.startswith("⊢") or " : " not in line:
+            continue
+        head, _, rest = line.partition(" : ")
+        names_part = head.split(" := ")[0]
+        type_text = line.rsplit(" : ", 1)[1] if " := " in head else rest  # `x := v : T`
+        names = [n for n in re.split(r",\s*|\s+", names_part.strip()) if n]
+        if not names or not all(_NAME.match(n) for n in names):
+            continue
+        for name in names:
+            found.setdefault(name, type_text.strip())
+    return list(found.items())
 
 
-def instantiated_tactics(goal_text: str) -> list[str]:
+class HypothesisKind(enum.Enum):
+    INDUCTIVE = "a variable of an inductive type (induction, case analysis)"
+    CASES = "a variable of a finite type (case analysis)"
+    DATA = "another data or type variable (nothing to propose)"
+    PROPOSITION = "a proof of a proposition (apply, exact, destruct, rewrite, ...)"
+
+
+def classify(type_text: str, local_props: set[str], vocabulary: TacticVocabulary) -> HypothesisKind:
+    """What a hypothesis of this type is. A proposition declared in the goal itself (`P, Q : Prop`)
+    makes its proofs propositions even when its name is also a library type (Coq's `Q`)."""
+    head = type_text.split()[0] if type_text.split() else ""
+    if head in local_props:
+        return HypothesisKind.PROPOSITION
+    if head in vocabulary.inductive_types:
+        return HypothesisKind.INDUCTIVE
+    if head in vocabulary.case_types:
+        return HypothesisKind.CASES
+    if head in vocabulary.data_types or type_text in vocabulary.data_types:
+        return HypothesisKind.DATA
+    return HypothesisKind.PROPOSITION
+
+
+def instantiated_tactics(goal_text: str, vocabulary: TacticVocabulary = COQ_VOCABULARY) -> list[str]:
     """Tactics that name the goal's hypotheses: the arguments a fixed list cannot guess."""
+    found = hypotheses(goal_text)
+    local_props = {name for name, type_text in found if type_text == "Prop"}
     tactics: list[str] = []
-    for name, type_ in hypotheses(goal_text):
-        if type_ in ("nat", "Z", "positive", "N") or type_.startswith("list"):
-            tactics += [f"induction {name}", f"destruct {name}"]
-        elif type_ in ("Prop", "Set", "Type", "R", "bool") or type_.startswith(("forall", "Type@")):
-            tactics += [f"destruct {name}"] if type_ == "bool" else []
-        else:
-            tactics += [f"rewrite {name}", f"rewrite <- {name}", f"apply {name}", f"destruct {name}",
-                        f"inversion {name}", f"exact {name}", f"subst {name}"]
-    return tactics
+    equations: list[str] = []
+    propositions: list[str] = []
+    for name, type_text in found:
+        kind = classify(type_text, local_props, vocabulary)
+        if kind is HypothesisKind.INDUCTIVE:
+            tactics += [t.format(h=name) for t in vocabulary.inductive]
+        elif kind is HypothesisKind.CASES:
+            tactics += [t.format(h=name) for t in vocabulary.case_only]
+        elif kind is HypothesisKind.PROPOSITION:
+            propositions.append(name)
+            tactics += [t.format(h=name) for t in vocabulary.hypothesis]
+            if _EQUATION.search(type_text):
+                equations.append(name)
+                tactics += [t.format(h=name) for t in vocabulary.equation]
+    rewrites = [vocabulary.rewrite_in.format(h=h, g=g) for h in equations for g in propositions if g != h]
+    return tactics + rewrites[:MAX_REWRITE_IN]
+
+
+def goal_count(goal_text: str) -> int:
+    """How many prover goals a node holds (coupled goals each have their own `⊢` line)."""
+    return max(1, sum(1 for line in goal_text.splitlines() if line.startswith("⊢")))
 
 
 class FixedTacticEvaluator:
-    """Uniform priors over a fixed, goal-instantiated tactic list; constant value."""
+    """Uniform priors over a fixed, goal-instantiated tactic list; value −(number of goals)."""
 
-    def __init__(self, tactics: Sequence[str] = GENERIC_TACTICS, value: float = -1.0) -> None:
-        self.tactics = tuple(tactics)
-        self.value = value
+    def __init__(self, vocabulary: TacticVocabulary = COQ_VOCABULARY, extra_tactics: Sequence[str] = ()) -> None:
+        self.vocabulary = vocabulary
+        self.extra_tactics = tuple(extra_tactics)
         self.calls = 0
+
+    def tactics_for(self, goal_text: str) -> list[str]:
+        """The distinct tactics proposed for a goal at round 0, in a fixed order."""
+        names = [*self.vocabulary.generic, *self.extra_tactics, *instantiated_tactics(goal_text, self.vocabulary)]
+        return list(dict.fromkeys(names))
 
     def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
         self.calls += 1
         out = []
         for request in requests:
+            value = -float(goal_count(request.goal))
             if request.round > 0:
-                out.append(Evaluation((), self.value))
+                out.append(Evaluation((), value))
                 continue
-            names = list(dict.fromkeys([*self.tactics, *instantiated_tactics(request.goal)]))
-            logprob = -math.log(len(names))
-            out.append(Evaluation(tuple((t, logprob) for t in names), self.value))
+            tactics = self.tactics_for(request.goal)
+            logprob = -math.log(len(tactics))
+            out.append(Evaluation(tuple((t, logprob) for t in tactics), value))
         return out

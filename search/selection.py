@@ -1,17 +1,33 @@
-"""AlphaProof's selection rules as pure functions of node statistics.
+"""AlphaProof's selection rules as pure functions of node statistics (no prover, no network).
 
-OR node, tactic a:   score(a) = value_score(Q(a)) + pb_c(N, n_a) · prior(a) / Σ prior
-    pb_c(N, n)     = (log((N + pb_c_base + 1) / pb_c_base) + pb_c_init) · sqrt(N) / (n + 1)
-    value_score(q) = γ^(−1 − q)       with q = reward + V (reward −1 per tactic), so q = −1 → 1
-    Q(a)           = mean backed-up value if visited, else V(parent) − unvisited_penalty
-AND edge, goal g:    score(g) = (1 − value_score(−1 + V(g))) + c_and · pb_c(N, n_g) / #goals
-    the hardest unproved goal first; proved goals are skipped.
-Virtual loss: each in-flight simulation counts as a visit worth `virtual_loss`.
+Values: V(goal) ≈ −(tactics still needed), reward −1 per tactic, so a tactic's value is
+q = reward + V(what it left) = −1 + V. A proved goal needs nothing more: V = 0.
+
+OR node (a goal), tactic a — argmax of
+    score(a)   = value_score(Q(a)) + pb_c(N, n_a) · prior(a) / Σ_open prior
+    pb_c(N, n) = (log((N + pb_c_base + 1) / pb_c_base) + pb_c_init) · sqrt(N) / (n + 1)
+    value_score(q) = γ^(−1 − q)            (q = −1, a closing tactic → 1; each extra tactic × γ)
+    Q(a) = (value_sum + in_flight · virtual_loss) / (visits + in_flight)   if visited or in flight
+         = V(parent) − unvisited_penalty                                  otherwise
+  N = Σ (visits + in_flight) over all the node's tactics; n_a = visits + in_flight of a; only
+  OPEN tactics compete (proved ones end the search of this goal, failed ones are excluded) and
+  the priors are renormalised over them (progressive sampling keeps adding tactics).
+
+AND node (a tactic that left several goals), goal g — argmax over the goals still OPEN of
+    score(g) = (1 − value_score(−1 + V(g))) + c_and · pb_c(N, n_g) · 1 / #open goals
+  i.e. the hardest goal first. In-flight simulations count as visits whose value is 0 (the goal
+  looks easy while someone works on it), so parallel walks spread over the goals.
+  V(g) of a goal never evaluated defaults to min(0, V(parent) + 1).
+
+Progressive sampling: an OR node asks the evaluator for more tactics while
+    expansions <= ps_c · visits^ps_alpha
+(and always when it has no open tactic left), up to `max_expansions` rounds.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from typing import Sequence
 
 from search.config import MCTSConfig
@@ -25,72 +41,96 @@ def exploration(total_visits: int, child_visits: int, config: MCTSConfig) -> flo
 
 
 def value_score(q: float, config: MCTSConfig) -> float:
-    """γ^(−1 − q): 1 for a goal closed in one tactic, smaller the more tactics remain."""
+    """γ^(−1 − q): 1 for a tactic that closes the goal (q = −1), × γ per further tactic."""
     return config.value_discount ** (-1.0 - q)
 
 
-def node_value(node: OrNode, default: float) -> float:
-    """V(node): minus its proof size when proved, else mean backed-up value, else its evaluation."""
+def node_value(node: OrNode, default: float, config: MCTSConfig) -> float:
+    """V(goal): 0 if proved, no_legal_actions_value if failed, else the mean backed-up value,
+    else the evaluator's value, else `default` (never evaluated)."""
     if node.status is Status.PROVED:
-        return -float(node.proof_size)
-    if node.visits + node.in_flight > 0 and node.visits > 0:
+        return 0.0
+    if node.status is Status.FAILED:
+        return config.no_legal_actions_value
+    if node.visits > 0:
         return node.value_sum / node.visits
     return node.value if node.value is not None else default
 
 
 def edge_q(edge: Edge, parent_value: float, config: MCTSConfig) -> float:
-    """Mean value through `edge` with virtual loss; the unvisited default otherwise."""
+    """Q(a): mean value through the tactic with virtual loss, or V(parent) − penalty if untried."""
     visits = edge.visits + edge.in_flight
     if visits == 0:
         return parent_value - config.unvisited_penalty
     return (edge.value_sum + edge.in_flight * config.virtual_loss) / visits
 
 
-def select_edge(node: OrNode, config: MCTSConfig) -> int | None:
-    """Index of the tactic to follow from an OR node (open edges only), or None if none is open."""
-    candidates = [i for i, e in enumerate(node.edges) if e.status is Status.OPEN]
-    if not candidates:
-        return None
-    total_prior = sum(node.edges[i].prior for i in candidates) or 1.0
-    total_visits = sum(node.edges[i].visits + node.edges[i].in_flight for i in candidates)
-    parent_value = node.value if node.value is not None else 0.0
-    best, best_score = None, -math.inf
+def or_scores(node: OrNode, config: MCTSConfig) -> dict[int, float]:
+    """score(a) for every OPEN tactic of an OR node, by edge index."""
+    candidates = node.open_edges()
+    total_prior = sum(node.edges[i].prior for i in candidates)
+    total_visits = sum(e.visits + e.in_flight for e in node.edges)
+    parent_value = node_value(node, 0.0, config)
+    scores: dict[int, float] = {}
     for i in candidates:
         edge = node.edges[i]
-        score = (value_score(edge_q(edge, parent_value, config), config)
-                 + exploration(total_visits, edge.visits + edge.in_flight, config) * edge.prior / total_prior)
-        if score > best_score:
-            best, best_score = i, score
-    return best
+        prior = edge.prior / total_prior if total_prior > 0 else 1.0 / len(candidates)
+        scores[i] = (value_score(edge_q(edge, parent_value, config), config)
+                     + exploration(total_visits, edge.visits + edge.in_flight, config) * prior)
+    return scores
 
 
-def select_and_child(tree: SearchTree, children: Sequence[int], parent_value: float,
-                     config: MCTSConfig) -> int | None:
-    """Position (in `children`) of the goal to work on at an AND edge: hardest open goal first."""
-    open_positions = [p for p, c in enumerate(children) if tree.nodes[c].status is Status.OPEN]
-    if not open_positions:
-        return None
-    total = sum(tree.nodes[children[p]].visits + tree.nodes[children[p]].in_flight for p in open_positions)
+def and_scores(tree: SearchTree, children: Sequence[int], parent_value: float,
+               config: MCTSConfig) -> dict[int, float]:
+    """score(g) for every OPEN goal of an AND node, by position in `children`."""
+    first_position: dict[int, int] = {}  # a goal listed twice is one goal
+    for p, c in enumerate(children):
+        if tree.nodes[c].status is Status.OPEN:
+            first_position.setdefault(c, p)
+    positions = list(first_position.values())
     default = min(0.0, parent_value + 1.0)
-    best, best_score = None, -math.inf
-    for position in open_positions:
-        child = tree.nodes[children[position]]
-        v = node_value(child, default)
+    total = sum(tree.nodes[children[p]].visits + tree.nodes[children[p]].in_flight for p in positions)
+    scores: dict[int, float] = {}
+    for p in positions:
+        child = tree.nodes[children[p]]
+        visits = child.visits + child.in_flight
+        value = node_value(child, default, config)
         if child.in_flight:
-            v = (v * child.visits + config.virtual_loss * child.in_flight) / (child.visits + child.in_flight)
-        score = (1.0 - value_score(-1.0 + v, config)
-                 + config.c_and * exploration(total, child.visits + child.in_flight, config) / len(open_positions))
-        if score > best_score:
-            best, best_score = position, score
-    return best
+            value = value * child.visits / visits  # in-flight visits count as value 0
+        scores[p] = (1.0 - value_score(-1.0 + value, config)
+                     + config.c_and * exploration(total, visits, config) / len(positions))
+    return scores
+
+
+def argmax(scores: dict[int, float], rng: random.Random | None = None) -> int | None:
+    """The key with the highest score; ties go to the first key, or a random one with `rng`."""
+    if not scores:
+        return None
+    best = max(scores.values())
+    tied = [key for key, score in scores.items() if score >= best - 1e-12]
+    return tied[0] if rng is None or len(tied) == 1 else rng.choice(tied)
+
+
+def select_edge(node: OrNode, config: MCTSConfig, rng: random.Random | None = None) -> int | None:
+    """Index of the tactic to follow from an OR node, or None if no tactic is open."""
+    return argmax(or_scores(node, config), rng)
+
+
+def select_and_child(tree: SearchTree, children: Sequence[int], parent_value: float, config: MCTSConfig,
+                     rng: random.Random | None = None) -> int | None:
+    """Position in `children` of the goal to work on at an AND node, or None if none is open."""
+    return argmax(and_scores(tree, children, parent_value, config), rng)
+
+
+def sampling_allowed(expansions: int, visits: int, config: MCTSConfig) -> bool:
+    """The progressive-sampling test: expansions <= ps_c · visits^ps_alpha."""
+    return expansions <= config.ps_c * visits ** config.ps_alpha
 
 
 def needs_sampling(node: OrNode, config: MCTSConfig) -> bool:
-    """Progressive sampling: expand again while expansions <= ps_c · visits^ps_alpha."""
+    """Whether a walk reaching this OR node should stop here and ask the evaluator (again)."""
     if node.exhausted or node.expansions >= config.max_expansions:
         return False
-    if not node.expanded:
-        return True
-    if not any(e.status is Status.OPEN for e in node.edges):
-        return True  # every tactic so far failed: ask for more before giving up
-    return node.expansions <= config.ps_c * node.visits ** config.ps_alpha
+    if not node.expanded or not node.open_edges():
+        return True  # a new goal, or every tactic so far failed: more are needed to go on
+    return sampling_allowed(node.expansions, node.visits, config)

@@ -1,32 +1,46 @@
-"""Solve one theorem: start the env, search, extract the smallest proof, render it, verify it.
+"""Solve one theorem: start the env, search, extract the smallest proof, render, verify.
 
 A proof is reported only when the backend's independent `verify` (kernel + axiom audit on a
-fresh file) accepts it. A search-proved tree whose script fails verification is a soundness
-incident: it is counted as not proved and reported loudly in `SolveOutcome.incident`.
+fresh file) accepts it. A search-proved tree whose script the verifier rejects is a soundness
+incident: it is logged at ERROR level, counted as not proved, and described in
+`SolveOutcome.incident`.
 """
 
 from __future__ import annotations
 
 import enum
+import logging
+import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
-from lean_interface.api import EnvError, ProofEnv, Theorem, Verdict
-from search.best_first import run_best_first, run_portfolio
+from lean_interface.api import EnvError, Goal, ProofEnv, Theorem, Verdict
+from search.best_first import run_best_first
 from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
 from search.evaluator import Evaluator
-from search.expansion import SearchStats
-from search.mcts import SearchResult, run_mcts
+from search.expansion import SearchResult, SearchStats
+from search.mcts import run_mcts
+from search.portfolio import run_portfolio
 from search.tree import SearchTree
+
+log = logging.getLogger(__name__)
 
 
 class Method(str, enum.Enum):
+    """The search methods `solve` can run."""
+
     MCTS = "mcts"
     BEST_FIRST = "bfs"
     PORTFOLIO = "portfolio"
 
+    @property
+    def needs_evaluator(self) -> bool:
+        return self is not Method.PORTFOLIO
+
     @classmethod
     def parse(cls, name: str) -> "Method":
+        """The method called `name`; a one-line ValueError naming the choices otherwise."""
         try:
             return cls(name)
         except ValueError:
@@ -35,11 +49,37 @@ class Method(str, enum.Enum):
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """Everything a method may need; each uses its own part."""
+    """Every method's configuration; each method reads its own part."""
 
-    mcts: MCTSConfig = MCTSConfig()
-    best_first: BestFirstConfig = BestFirstConfig()
-    portfolio: PortfolioConfig = PortfolioConfig()
+    mcts: MCTSConfig = field(default_factory=MCTSConfig)
+    best_first: BestFirstConfig = field(default_factory=BestFirstConfig)
+    portfolio: PortfolioConfig = field(default_factory=PortfolioConfig)
+
+
+@dataclass(frozen=True)
+class SearchCall:
+    """Everything a method's runner may use (the evaluator is checked present when needed)."""
+
+    theorem: Theorem
+    root: Goal
+    env: ProofEnv
+    evaluator: Evaluator | None
+    settings: SearchSettings
+    budget: Budget
+    rng: random.Random | None
+
+    def need_evaluator(self) -> Evaluator:
+        if self.evaluator is None:
+            raise ValueError("this method needs an evaluator")
+        return self.evaluator
+
+
+#: the registry: one runner per method
+RUNNERS: dict[Method, Callable[[SearchCall], SearchResult]] = {
+    Method.MCTS: lambda c: run_mcts(c.root, c.env, c.need_evaluator(), c.settings.mcts, c.budget, c.rng),
+    Method.BEST_FIRST: lambda c: run_best_first(c.root, c.env, c.need_evaluator(), c.settings.best_first, c.budget),
+    Method.PORTFOLIO: lambda c: run_portfolio(c.root, c.env, c.settings.portfolio, c.budget, c.theorem.header),
+}
 
 
 @dataclass
@@ -47,12 +87,15 @@ class SolveOutcome:
     """The result of one solve.
 
     Fields:
-      proved:    True only when the verifier accepted the script.
-      script:    the verified tactic script (None unless proved).
-      verdict:   the verifier's answer (None when the search found nothing to verify).
-      stats:     search statistics; `verify_seconds` and `start_seconds` add the rest of the time.
-      tree:      the search graph (for the HTML view).
-      incident:  set when the search believed in a proof the verifier rejected.
+      proved:         True only when the verifier accepted the script.
+      script:         the verified proof script (None unless proved).
+      verdict:        the verifier's answer (None when the search found nothing to verify).
+      stats:          search statistics (the search only; start and verify are timed separately).
+      tree:           the search graph (for the HTML view).
+      start_seconds:  time to start the env on the theorem.
+      verify_seconds: time to render and independently check the proof.
+      incident:       set when the search believed in a proof that was rejected: a soundness alarm.
+      method:         the method that ran.
     """
 
     proved: bool
@@ -63,34 +106,44 @@ class SolveOutcome:
     start_seconds: float = 0.0
     verify_seconds: float = 0.0
     incident: str = ""
+    method: Method = Method.MCTS
 
     @property
     def total_seconds(self) -> float:
         return self.start_seconds + self.stats.total_seconds + self.verify_seconds
 
 
-def solve(theorem: Theorem, env: ProofEnv, evaluator: Evaluator | None, method: Method, settings: SearchSettings,
-          budget: Budget) -> SolveOutcome:
-    """Search for a proof of `theorem` and verify it. Raises EnvError if the statement is bad."""
+def solve(theorem: Theorem, env: ProofEnv, evaluator: Evaluator | None, method: Method,
+          settings: SearchSettings | None = None, budget: Budget | None = None,
+          rng: random.Random | None = None) -> SolveOutcome:
+    """Search for a proof of `theorem` with `method` and verify it.
+
+    Raises EnvError if the statement does not elaborate, ValueError if the method needs an
+    evaluator and none is given."""
+    if method.needs_evaluator and evaluator is None:
+        raise ValueError(f"method {method.value} needs an evaluator")
     started = time.monotonic()
     root = env.start(theorem)
     start_seconds = time.monotonic() - started
-    if method is Method.PORTFOLIO:
-        result: SearchResult = run_portfolio(root, env, settings.portfolio, budget)
-    else:
-        if evaluator is None:
-            raise EnvError(f"method {method.value} needs an evaluator")
-        if method is Method.MCTS:
-            result = run_mcts(root, env, evaluator, settings.mcts, budget)
-        else:
-            result = run_best_first(root, env, evaluator, settings.best_first, budget)
+    call = SearchCall(theorem, root, env, evaluator, settings or SearchSettings(), budget or Budget(), rng)
+    result = RUNNERS[method](call)
+    outcome = SolveOutcome(False, None, None, result.stats, result.tree, start_seconds, method=method)
     if result.proof is None:
-        return SolveOutcome(False, None, None, result.stats, result.tree, start_seconds)
-    script = env.render(theorem, result.proof)
+        return outcome
     verify_started = time.monotonic()
-    verdict = env.verify(theorem, script)
-    verify_seconds = time.monotonic() - verify_started
+    script = ""
+    try:
+        script = env.render(theorem, result.proof)
+        verdict = env.verify(theorem, script)
+    except EnvError as error:
+        verdict = Verdict(False, f"could not render or verify the proof: {error}", (), script)
+    outcome.verify_seconds = time.monotonic() - verify_started
+    outcome.verdict = verdict
     if not verdict.ok:
-        incident = f"search proof rejected by the verifier: {verdict.message}"
-        return SolveOutcome(False, None, verdict, result.stats, result.tree, start_seconds, verify_seconds, incident)
-    return SolveOutcome(True, script, verdict, result.stats, result.tree, start_seconds, verify_seconds)
+        outcome.incident = (f"SOUNDNESS INCIDENT: search proof of {theorem.name} rejected by the verifier: "
+                            f"{verdict.message}")
+        log.error("%s (proof tree: %s)", outcome.incident, result.proof)
+        return outcome
+    outcome.proved = True
+    outcome.script = script
+    return outcome

@@ -9,11 +9,10 @@ import pytest
 
 from fake_env import TableEnv, TableEvaluator
 from lean_interface.api import Goal, Theorem
-from search.best_first import run_best_first, run_portfolio
-from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
+from search.config import Budget, MCTSConfig
 from search.mcts import run_mcts
-from search.selection import exploration, needs_sampling, select_edge, value_score
-from search.solve import Method, SearchSettings, solve
+from search.selection import exploration, select_edge, value_score
+from search.solve import Method
 from search.tree import OrNode, SearchTree, Status
 
 THM = Theorem("t", "", "t")
@@ -25,25 +24,6 @@ def _run(table, proposals, config=MCTSConfig(), budget=BUDGET, values=None):
     result = run_mcts(Goal("A", "A"), env, TableEvaluator(proposals, values), config, budget)
     result.tree.check_invariants()
     return env, result
-
-
-def test_and_node_needs_every_goal() -> None:
-    """
-        A ──split──► AND(B, C)        B ──b──► ∎
-                                      C ──c──► ∎
-        A ──bad───► AND(B, D)         D: no tactic works
-    """
-    table = {("A", "split"): ["B", "C"], ("A", "bad"): ["B", "D"], ("B", "b"): [], ("C", "c"): []}
-    proposals = {"A": [("bad", -0.1), ("split", -2.0)], "B": [("b", -0.1)], "C": [("c", -0.1)], "D": [("x", -0.1)]}
-    env, result = _run(table, proposals, config=MCTSConfig(max_expansions=1))
-    assert result.proved
-    assert env.check_proof("A", result.proof)
-    assert result.proof.tactic == "split"
-    tree = result.tree
-    d = tree.nodes[tree.by_text["D"]]
-    assert d.status is Status.FAILED
-    bad_edge = next(e for e in tree.root.edges if e.tactic == "bad")
-    assert bad_edge.status is Status.FAILED
 
 
 def test_or_node_fails_when_every_tactic_fails() -> None:
@@ -126,20 +106,6 @@ def test_selection_scores_match_hand_computed_values() -> None:
     assert select_edge(node, config) == 1
 
 
-def test_progressive_sampling_counts() -> None:
-    """expand again while expansions <= ps_c · visits^ps_alpha (ps_c=0.5, alpha=0.5 here)."""
-    config = MCTSConfig(ps_c=0.5, ps_alpha=0.5, max_expansions=10)
-    tree = SearchTree(Goal("A", "A"))
-    tree.add_edge(0, "x", -1.0, 1.0, (Goal("X", "X"),))
-    node = tree.root
-    node.expansions = 1
-    wanted = {v: needs_sampling(OrNode(node.goal, 0, node.edges, expansions=1, visits=v), config) for v in (1, 3, 4, 9)}
-    # 0.5·sqrt(v) >= 1  ⇔  v >= 4
-    assert wanted == {1: False, 3: False, 4: True, 9: True}
-    assert not needs_sampling(OrNode(node.goal, 0, node.edges, expansions=2, visits=9), config)  # 2 > 1.5
-    assert needs_sampling(OrNode(node.goal, 0, node.edges, expansions=2, visits=16), config)    # 2 <= 2
-
-
 def test_a_goal_whose_new_tactics_all_failed_gets_another_round() -> None:
     """Round 0 proposes only failing tactics for B; the network may do better in round 1, so B
     stays open and is sampled again; a round with nothing new exhausts it."""
@@ -166,63 +132,6 @@ def test_progressive_sampling_asks_new_rounds() -> None:
     run_mcts(Goal("A", "A"), TableEnv(table), evaluator, config, Budget(max_simulations=30, max_seconds=10))
     rounds = [r.round for r in evaluator.requests if r.goal == "A"]
     assert rounds[:2] == [0, 1]
-
-
-def test_virtual_loss_spreads_parallel_simulations() -> None:
-    """Eight parallel walks from a root with four equal tactics reach four different leaves."""
-    table = {("A", f"t{i}"): [f"B{i}"] for i in range(4)}
-    proposals = {"A": [(f"t{i}", -1.0) for i in range(4)]}
-    evaluator = TableEvaluator(proposals)
-    config = MCTSConfig(num_parallel=8, max_expansions=1)
-    run_mcts(Goal("A", "A"), TableEnv(table), evaluator, config, Budget(max_simulations=5, max_seconds=10))
-    second_call = [r.goal for r in evaluator.requests[1:5]]
-    assert sorted(second_call) == ["B0", "B1", "B2", "B3"]
-
-
-def test_budgets_stop_the_search() -> None:
-    table = {("A", "t"): ["A1"]} | {(f"A{i}", "t"): [f"A{i + 1}"] for i in range(1, 500)}
-    proposals = {"A": [("t", -0.1)]} | {f"A{i}": [("t", -0.1)] for i in range(1, 500)}
-    _, result = _run(table, proposals, budget=Budget(max_simulations=7, max_seconds=10))
-    assert result.stats.simulations == 7  # a chain: one open leaf per iteration
-    _, result = _run(table, proposals, budget=Budget(max_simulations=0, max_seconds=0, max_prover_calls=5))
-    assert 5 <= result.stats.prover_calls <= 5 + 8
-    with pytest.raises(ValueError):
-        Budget(max_simulations=0, max_seconds=0, max_prover_calls=0)
-
-
-def test_best_first_expands_by_cumulative_logprob() -> None:
-    """A ──cheap(−0.1)──► B (dead end);  A ──pricey(−3)──► C ──c──► ∎"""
-    table = {("A", "cheap"): ["B"], ("A", "pricey"): ["C"], ("C", "c"): []}
-    evaluator = TableEvaluator({"A": [("cheap", -0.1), ("pricey", -3.0)], "B": [], "C": [("c", -0.1)]})
-    env = TableEnv(table)
-    result = run_best_first(Goal("A", "A"), env, evaluator, BestFirstConfig(num_parallel=1), BUDGET)
-    assert result.proved and env.check_proof("A", result.proof)
-    expanded = [r.goal for r in evaluator.requests]
-    assert expanded == ["A", "B", "C"]
-
-
-def test_portfolio_returns_the_first_closing_tactic() -> None:
-    table = {("A", "auto"): ["A2"], ("A", "lia"): []}
-    result = run_portfolio(Goal("A", "A"), TableEnv(table), PortfolioConfig(tactics=("ring", "auto", "lia", "nia")),
-                           BUDGET)
-    assert result.proved and result.proof.tactic == "lia"
-    assert result.stats.prover_calls == 3
-
-
-def test_solve_reports_only_verified_proofs() -> None:
-    table = {("A", "t"): []}
-
-    class RejectingEnv(TableEnv):
-        def verify(self, theorem, script):
-            from lean_interface.api import Verdict
-
-            return Verdict(False, "kernel says no", (), script)
-
-    evaluator = TableEvaluator({"A": [("t", -0.1)]})
-    outcome = solve(THM, RejectingEnv(table), evaluator, Method.MCTS, SearchSettings(), BUDGET)
-    assert not outcome.proved and outcome.script is None and "kernel says no" in outcome.incident
-    outcome = solve(THM, TableEnv(table), evaluator, Method.MCTS, SearchSettings(), BUDGET)
-    assert outcome.proved and outcome.script == "t"
 
 
 def test_config_rejects_unknown_keys() -> None:
