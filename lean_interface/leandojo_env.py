@@ -7,19 +7,27 @@ and interacts through `with Dojo(theorem, timeout=…) as (dojo, initial_state)`
 repository (elan, network access to trace or download the trace), so it cannot run here: this
 module imports LeanDojo lazily and says in one line how to install it when it is missing.
 A LeanDojo state is the whole goal list, so a multi-goal state is one (coupled) node here.
+
+LeanDojo has no command mode, so it cannot run `#print axioms`: `verify` delegates the whole
+from-scratch check (guard, fresh command, axiom audit) to a Lean REPL given by `audit_repl_path`
+(`lean_interface.lean_repl.check_proof`). Without one, `verify` REFUSES: a proof is never reported
+without its axiom audit.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
-from lean_interface.lean_repl.env import canonical_goal
-from lean_interface.lean_repl.guard import LeanTacticRefused, check_lean_tactic
+from lean_interface.lean_repl.env import _render_lines, canonical_goal, check_proof
+from lean_interface.lean_repl.guard import LeanTacticRefused, check_lean_tactic, script_refusal
 
 INSTALL_HINT = "LeanDojo is not installed: pip install 'alphaprover[leandojo]'"
+AUDIT_UNAVAILABLE = ("axiom audit unavailable: LeanDojo cannot run #print axioms; "
+                     "set audit_repl_path to a Lean REPL for this project")
 
 
 def import_lean_dojo() -> Any:
@@ -45,7 +53,11 @@ class LeanDojoEnv(ProofEnv):
 
     language = "lean"
 
-    def __init__(self, repo_url: str, commit: str, file_path: str, timeout: int = 600) -> None:
+    def __init__(self, repo_url: str, commit: str, file_path: str, timeout: int = 600,
+                 audit_repl_path: str | None = None, audit_project_dir: str | None = None,
+                 audit_repl_args: Sequence[str] = ()) -> None:
+        self._audit_argv = (audit_repl_path, *audit_repl_args) if audit_repl_path else None
+        self._audit_cwd = audit_project_dir
         self._dojo_module = import_lean_dojo()
         self._repo = self._dojo_module.LeanGitRepo(repo_url, commit)
         self._file_path = file_path
@@ -88,33 +100,26 @@ class LeanDojoEnv(ProofEnv):
         return TacticResult(goals=(node,))
 
     def render(self, theorem: Theorem, proof: ProofStep) -> str:
-        from lean_interface.lean_repl.env import _render_lines
-
         return "\n".join(_render_lines(proof))
 
     def verify(self, theorem: Theorem, script: str) -> Verdict:
-        """Replay the whole script as one tactic block in a FRESH Dojo of the theorem. LeanDojo has
-        no command mode, so `#print axioms` cannot run here; tactic-level axioms are impossible and
-        `sorry` is `ProofGivenUp`. For a full axiom audit, verify with the lean_repl backend."""
-        for line in script.splitlines():
-            body = line.strip().lstrip("·").strip()
-            try:
-                if body:
-                    check_lean_tactic(body)
-            except LeanTacticRefused as error:
-                return Verdict(False, f"refused: {error}", script=script)
-        module = self._dojo_module
-        target = module.Theorem(self._repo, self._file_path, theorem.name)
-        try:
-            with module.Dojo(target, timeout=self._timeout) as (dojo, initial):
-                result = dojo.run_tac(initial, script)
-        except Exception as error:
-            return Verdict(False, f"LeanDojo replay failed: {error}", script=script)
-        if classify_result(result) != "finished":
-            return Verdict(False, f"LeanDojo replay did not finish the proof ({type(result).__name__})", script=script)
-        return Verdict(True, "", (), script)
+        """The tactic guard on the script, then the Lean REPL's from-scratch check with its
+        `#print axioms` audit; refused when no REPL is configured for the audit."""
+        return verify_with_audit(theorem, script, self._audit_argv, self._audit_cwd, float(self._timeout))
 
     def close(self) -> None:
         if self._context is not None:
             self._context.__exit__(None, None, None)
             self._context, self._dojo = None, None
+
+
+def verify_with_audit(theorem: Theorem, script: str, audit_argv: Sequence[str] | None, cwd: str | None,
+                      timeout: float) -> Verdict:
+    """The LeanDojo backend's verify: guard first, then `check_proof` in a fresh REPL started as
+    `audit_argv` (binary, args...) in `cwd`; without `audit_argv` the audit is impossible: refuse."""
+    refusal = script_refusal(script)
+    if refusal:
+        return Verdict(False, f"refused: {refusal}", script=script)
+    if not audit_argv:
+        return Verdict(False, AUDIT_UNAVAILABLE, script=script)
+    return check_proof(theorem, script, audit_argv, cwd, timeout)

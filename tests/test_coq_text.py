@@ -37,7 +37,9 @@ def test_unterminated_input_is_reported(text: str) -> None:
     "admit", "Admitted", "give_up", "exact I. Qed", "Axiom x : False", "idtac. Admitted", "lia (* . *)",
     'idtac "Closed under the global context"', "abstract admit", "Abort", "Fail lia", "Timeout 1 admit",
     "all: admit", "2: lia", "{", "}", "-", "native_compute", "shelve", "exact_no_check I", "fix f 1",
-    "Qed", "Require Import Classical", "", "lia..",
+    "Qed", "Require Import Classical", "", "lia..", "#[bypass_check(positivity)] Inductive t := A",
+    "Local Ltac x := lia", "Global Opaque plus", "Polymorphic Definition x := 1", "idtac H", "time lia",
+    "match goal with h : _ |- _ => idtac h end", "Succeed lia", "_x", "1: lia", "Proof",
 ])
 def test_guard_refuses_tricks(tactic: str) -> None:
     with pytest.raises(TacticRefused):
@@ -80,15 +82,59 @@ def test_theorems_from_propositions_and_files() -> None:
         theorem_from_file(DATA / "does_not_exist.v")
 
 
-def test_print_assumptions_reports_are_parsed_fail_closed() -> None:
-    from lean_interface.coq.verify import _axiom_names
+#: the shape of real `coqchk -o -norec` output (Coq 8.16.1), trimmed
+COQCHK_OUTPUT = """Welcome to Chicken 8.16.1
+[intern /tmp/x/ProofCheck.vo ...
+ done]
 
-    real = ("Axioms:\nClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop,\n    (forall n : nat, {P n} + {~ P n}) ->\n"
-            "    {n : nat | ~ P n} + {forall n : nat, P n}\nFunctionalExtensionality.functional_extensionality_dep\n"
-            "  : forall (A : Type) (B : A -> Type) (f g : forall x : A, B x),\n    (forall x : A, f x = g x) -> f = g\n")
-    assert _axiom_names(real) == ["ClassicalDedekindReals.sig_forall_dec",
-                                  "FunctionalExtensionality.functional_extensionality_dep"]
-    assert _axiom_names("Axioms:\ncheat : 1 = 2\n") == ["cheat"]
-    assert _axiom_names("Closed under the global context\n") == []
-    assert _axiom_names("Axioms:\n") is None  # unreadable: never "no axioms"
-    assert _axiom_names("something else") is None
+Ordered list:
+  Coq.Init.Logic
+  Alphaprover.ProofCheck
+Admitting library: Coq.Init.Logic
+Checking library: Alphaprover.ProofCheck
+  checking module: Alphaprover.ProofCheck
+  checking cst:Alphaprover.ProofCheck.t1
+Modules were successfully checked
+
+CONTEXT SUMMARY
+===============
+
+* Theory: Set is predicative
+  
+* Axioms:
+    Coq.Logic.Classical_Prop.classic
+    Coq.Reals.Rdefinitions.RbaseSymbolsImpl.R
+  
+* Constants/Inductives relying on type-in-type: <none>
+  
+* Constants/Inductives relying on unsafe (co)fixpoints: <none>
+  
+* Inductives whose positivity is assumed:
+    Alphaprover.ProofCheck.nat
+  
+"""
+
+
+def test_coqchk_reports_are_parsed_strictly() -> None:
+    from lean_interface.coq.kernel_check import CheckFailed, parse_report
+    from lean_interface.coq.verify import audit_report
+
+    report = parse_report(COQCHK_OUTPUT)
+    assert report.axioms == ("Coq.Logic.Classical_Prop.classic", "Coq.Reals.Rdefinitions.RbaseSymbolsImpl.R")
+    assert report.assumed_positive == ("Alphaprover.ProofCheck.nat",)
+    assert report.checked == ("Alphaprover.ProofCheck.t1",) and report.theory == "Set is predicative"
+    assert "positivity" in audit_report(report, "t1")
+    clean_text = COQCHK_OUTPUT.replace("    Alphaprover.ProofCheck.nat\n", "").replace(
+        "positivity is assumed:\n", "positivity is assumed: <none>\n")
+    clean = parse_report(clean_text)
+    assert audit_report(clean, "t1") is None
+    assert "did not check" in audit_report(clean, "other")
+    foreign = parse_report(clean_text.replace("Classical_Prop.classic", "Compat.AdmitAxiom.proof_admitted"))
+    assert "AdmitAxiom.proof_admitted" in audit_report(foreign, "t1")
+    # fail closed: anything out of shape is an error, never "no axioms"
+    for broken in (COQCHK_OUTPUT.replace("Modules were successfully checked", ""),
+                   COQCHK_OUTPUT.replace("CONTEXT SUMMARY", "SUMMARY"),
+                   COQCHK_OUTPUT.replace("    Coq.Logic.Classical_Prop.classic", "    Closed under the global context"),
+                   COQCHK_OUTPUT.replace("* Constants/Inductives relying on type-in-type: <none>\n", "")):
+        with pytest.raises(CheckFailed):
+            parse_report(broken)

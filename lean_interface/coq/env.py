@@ -24,6 +24,7 @@ from typing import Sequence
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
 from lean_interface.coq.goals import ParsedGoal, parse_goals, parse_show
 from lean_interface.coq.guard import TacticRefused, normalise_tactic
+from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqDied, CoqProcess
 from lean_interface.coq.sentences import SentenceError, is_focus_sentence, split_sentences
 from lean_interface.coq.verify import verify_proof
@@ -44,9 +45,10 @@ class _ReplayFailed(Exception):
 class _Worker:
     """One coqtop process and the path it currently stands on."""
 
-    def __init__(self, process: CoqProcess, timeout: float) -> None:
+    def __init__(self, process: CoqProcess, timeout: float, prelude: str) -> None:
         self.process = process
         self.timeout = timeout
+        self.prelude = prelude
         self.theorem: Theorem | None = None
         self.header: str | None = None
         self.header_state = 0
@@ -65,13 +67,13 @@ class _Worker:
         return self.process.run(f"Timeout {limit} {sentence}", timeout=self.timeout + 2.0)
 
     def load(self, theorem: Theorem) -> str:
-        """Open `theorem` (header, statement, `Proof.`); return the root goal's canonical text."""
+        """Open `theorem` (prelude, header, statement, `Proof.`); return the root goal's text."""
         process = self.process
         if self.header != theorem.header:
             process.back_to(process.initial_state)
             self.header = None
             try:
-                sentences = split_sentences(theorem.header)
+                sentences = split_sentences(with_prelude(self.prelude, theorem.header))
             except SentenceError as error:
                 raise EnvError(f"header of {theorem.name}: {error}") from None
             for sentence in sentences:
@@ -119,16 +121,19 @@ class CoqEnv(ProofEnv):
 
     def __init__(self, timeout: float = 5.0, memory_mb: int = 4096, pool_size: int = 1,
                  coqtop: str = "coqtop", coqc: str = "coqc", extra_args: Sequence[str] = (),
-                 verify_timeout: float = 120.0) -> None:
+                 verify_timeout: float = 120.0, prelude: str | None = None, coqchk: str = "coqchk") -> None:
         if pool_size < 1:
             raise EnvError("pool_size must be at least 1")
         if timeout <= 0:
             raise EnvError("timeout must be positive")
         self.timeout = timeout
         self.coqc = coqc
+        self.coqchk = coqchk
+        self.prelude = DEFAULT_PRELUDE if prelude is None else prelude
         self.extra_args = tuple(extra_args)
         self.verify_timeout = verify_timeout
-        self._workers = [_Worker(CoqProcess(coqtop, extra_args, memory_mb), timeout) for _ in range(pool_size)]
+        self._workers = [_Worker(CoqProcess(coqtop, extra_args, memory_mb), timeout, self.prelude)
+                         for _ in range(pool_size)]
         self._idle: queue.Queue[_Worker] = queue.Queue()
         for worker in self._workers:
             self._idle.put(worker)
@@ -173,7 +178,8 @@ class CoqEnv(ProofEnv):
         return "\n".join(_render_lines(proof, 0))
 
     def verify(self, theorem: Theorem, script: str) -> Verdict:
-        return verify_proof(theorem, script, self.coqc, self.verify_timeout, self.extra_args)
+        return verify_proof(theorem, script, self.coqc, self.verify_timeout, self.extra_args, self.prelude,
+                            self.coqchk)
 
     def close(self) -> None:
         if self._closed:

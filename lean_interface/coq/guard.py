@@ -1,12 +1,18 @@
-"""The soundness guard for Coq tactic strings: refuse, before anything runs, what could cheat.
+"""The soundness guard for Coq tactic strings: admit tactics, refuse everything else, before it runs.
 
-A tactic is accepted only when it is exactly one sentence, not a bullet/brace/goal selector (the
-env manages focus itself), not a vernacular command (every Coq command starts with an upper-case
-keyword: `Qed`, `Axiom`, `Require`, `Timeout`, `Fail`, …, while tactics are lower-case), and has
-no forbidden word (`admit`, `give_up`, `shelve`, …). Comments and strings are refused outright:
-nothing legitimate needs them, and they are the classic way to hide a sentence end or to print a
-fake "Closed under the global context". The final `verify` is the real guard; this one keeps the
-search honest and the prover state clean.
+The guard admits rather than refuses: a sentence is run only when it *begins like a tactic* — an
+identifier starting with a lower-case letter (`intros`, `lia`, `try`, `now`, …) or `(` / `[` where
+Ltac allows them — is exactly one sentence, and is not a bullet, brace or goal selector (the env
+manages focus itself). Everything a Coq vernacular parser takes as a command starts otherwise:
+upper-case keywords (`Qed`, `Inductive`, `Timeout`, `Fail`, …), attributes (`#[bypass_check(…)]`),
+and the `Local`/`Global`/`Polymorphic`/… prefixes. Refused outright as well: forbidden words
+(`admit`, `give_up`, `shelve`, …), comments and strings (the classic way to hide a sentence end),
+and tactics whose only effect is to print (`idtac`, `time`, `info_*`, `debug`): the env reads goals
+from coqtop's output, and no tactic may write into what we read.
+
+This guard keeps the search honest and the prover state clean; soundness does not rest on it. The
+final `verify` compiles the proof as a module and has Coq's independent checker audit it
+(`lean_interface.coq.kernel_check`, docs/ARCHITECTURE.md §Soundness).
 """
 
 from __future__ import annotations
@@ -21,8 +27,13 @@ from lean_interface.coq.sentences import SentenceError, is_focus_sentence, split
 COQ_FORBIDDEN = (
     "shelve", "unshelve", "exact_no_check", "vm_cast_no_check", "native_cast_no_check",
     "change_no_check", "fix", "cofix", "Unshelve", "Grab", "Existential",
+    # printing: their output would land in the text the env parses for goals
+    "idtac", "time", "time_constr", "info_auto", "info_eauto", "info_trivial", "debug", "Info",
+    "optimize_heap", "ltac2", "Ltac2",
 )
 _WORDS = re.compile(r"\b(" + "|".join(re.escape(w) for w in (*FORBIDDEN_WORDS, *COQ_FORBIDDEN)) + r")\b")
+#: how a tactic sentence may begin: a lower-case identifier (then a word boundary), `(` or `[`
+_TACTIC_START = re.compile(r"^(?:[a-z][\w']*(?![\w'])|\(|\[)")
 _SELECTOR = re.compile(r"^\s*(\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*|all|par|!|\[\s*[\w']+\s*\])\s*:")
 
 
@@ -53,8 +64,9 @@ def normalise_tactic(tactic: str) -> str:
         raise TacticRefused("bullets and braces are managed by the search, not sent as tactics")
     if _SELECTOR.match(text):
         raise TacticRefused("goal selectors are managed by the search, not sent as tactics")
-    if text[0].isupper():
-        raise TacticRefused(f"vernacular commands are not tactics: {text.split()[0]!r}")
+    if not _TACTIC_START.match(text):
+        raise TacticRefused(f"not a tactic (a tactic begins with a lower-case name, '(' or '['): "
+                            f"{text.split()[0][:40]!r}")
     word = _WORDS.search(text)
     if word:
         raise TacticRefused(f"forbidden word {word.group(1)!r}")

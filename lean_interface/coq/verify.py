@@ -1,109 +1,81 @@
-"""Independent from-scratch proof checking: `coqc` on a fresh file, then an axiom audit.
+"""Independent from-scratch proof checking: compile as a module, `coqchk` it, audit its report.
 
-The proof script found by the search is written with the theorem's header and statement into a
-new file, closed with `Qed.` and compiled by `coqc` (the kernel re-checks the whole term). Then
-`Print Assumptions` lists the axioms the theorem depends on, and each one is located: only axioms
-declared by Coq's standard library itself (logical path `Coq.`, e.g. the axioms behind `Reals`)
-are accepted, never one declared by the header or anything else.
+The proof script found by the search is written, with the prelude, the theorem's header and its
+statement, into a fresh module and closed with `Qed.`; nothing else is in the file and nothing we
+print is in it. `coqc` compiles it (its output is never read beyond the exit code: a tactic can
+print anything there), then Coq's independent checker `coqchk -o -norec` re-checks the compiled
+module with its own kernel, running no tactic, and reports the environment's axioms and any
+bypassed check (`lean_interface.coq.kernel_check`). A proof is accepted only when:
+
+  - the script passes the tactic guard sentence by sentence (defence in depth: the search's env
+    already refused anything else, but `verify` may be handed any text);
+  - coqc and coqchk both succeed, and coqchk checked our theorem's constant;
+  - Set is predicative, nothing relies on type-in-type or unsafe (co)fixpoints, no inductive has
+    assumed positivity (`#[bypass_check(…)]` shows up here);
+  - every axiom is on the explicit allow-list of fully qualified names (`axioms.ALLOWED_AXIOMS`).
+    An axiom declared by a header, or `Coq.Compat.AdmitAxiom.proof_admitted`, is refused.
 """
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
+from typing import Sequence
 
 from lean_interface.api import Theorem, Verdict
+from lean_interface.coq.axioms import ALLOWED_AXIOMS, SEALED_MODULE_FIELDS
 from lean_interface.coq.guard import check_script
+from lean_interface.coq.kernel_check import LOGICAL_ROOT, MODULE, CheckerReport, CheckFailed, compile_and_check
+from lean_interface.coq.prelude import with_prelude
 
-_AXIOM_LINE = re.compile(r"^([^\s:]+)(?:\s|$)", re.MULTILINE)  # a name at column 0; its type follows
-_LOCATED = re.compile(r"^Constant ([\w'.]+)", re.MULTILINE)
-ALLOWED_PREFIXES = ("Coq.",)
-
-
-def proof_file(theorem: Theorem, script: str) -> str:
-    """The complete `.v` text that proves `theorem` with `script` and prints its assumptions."""
-    return (
-        f"{theorem.header.rstrip()}\n\n{theorem.statement.strip()}\nProof.\n{script.strip()}\nQed.\n\n"
-        f"Print Assumptions {theorem.name}.\n"
-    )
+PREDICATIVE = "Set is predicative"
 
 
-def _coqc(text: str, coqc: str, timeout: float, extra_args: tuple[str, ...]) -> tuple[int, str]:
-    with tempfile.TemporaryDirectory(prefix="alphaprover-verify-") as tmp:
-        path = Path(tmp) / "AlphaproverCheck.v"
-        path.write_text(text, encoding="utf-8")
-        try:
-            done = subprocess.run([coqc, "-q", *extra_args, path.name], cwd=tmp, capture_output=True,
-                                  text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return -1, "coqc timed out"
-        return done.returncode, done.stdout + done.stderr
+def proof_file(theorem: Theorem, script: str, prelude: str = "") -> str:
+    """The complete module text that proves `theorem` with `script`: nothing else is in it."""
+    header = with_prelude(prelude, theorem.header).rstrip()
+    return f"{header}\n\n{theorem.statement.strip()}\nProof.\n{script.strip()}\nQed.\n"
 
 
-def _axiom_names(output: str) -> list[str] | None:
-    """Axiom names from `Print Assumptions` output; None if the output has no such report."""
-    if "Closed under the global context" in output:
-        return []
-    start = output.find("Axioms:")
-    if start < 0:
-        return None
-    names = _AXIOM_LINE.findall(output[start + len("Axioms:"):])
-    return names or None  # an "Axioms:" report we cannot read is never taken as "no axioms"
+def audit_report(report: CheckerReport, theorem_name: str) -> str | None:
+    """The first reason coqchk's report is not acceptable, or None."""
+    if report.theory != PREDICATIVE:
+        return f"checker theory is {report.theory!r}, not {PREDICATIVE!r}"
+    if report.type_in_type:
+        return f"relies on type-in-type: {', '.join(report.type_in_type)}"
+    if report.unsafe_fixpoints:
+        return f"relies on unsafe (co)fixpoints: {', '.join(report.unsafe_fixpoints)}"
+    if report.assumed_positive:
+        return f"inductives whose positivity is assumed: {', '.join(report.assumed_positive)}"
+    foreign = [name for name in report.axioms if name not in ALLOWED_AXIOMS]
+    if foreign:
+        return f"axioms outside the allow-list: {', '.join(foreign)}"
+    constant = f"{LOGICAL_ROOT}.{MODULE}.{theorem_name}"
+    if constant not in report.checked:
+        return f"the checker did not check {constant}"
+    return None
+
+
+def check_file(text: str, theorem_name: str, coqc: str = "coqc", coqchk: str = "coqchk", timeout: float = 120.0,
+               extra_args: Sequence[str] = ()) -> Verdict:
+    """The kernel half of `verify_proof`, on a complete module text (no guard: tests use this to
+    show the checker alone refuses each trick)."""
+    try:
+        report = compile_and_check(text, coqc, coqchk, timeout, extra_args)
+    except CheckFailed as error:
+        return Verdict(False, str(error), script=text)
+    reason = audit_report(report, theorem_name)
+    if reason:
+        return Verdict(False, reason, report.axioms, text)
+    return Verdict(True, "", tuple(sorted(a for a in report.axioms if a not in SEALED_MODULE_FIELDS)), text)
 
 
 def verify_proof(theorem: Theorem, script: str, coqc: str = "coqc", timeout: float = 120.0,
-                 extra_args: tuple[str, ...] = ()) -> Verdict:
-    """Check `script` proves `theorem` from scratch; accept only stdlib axioms."""
-    text = proof_file(theorem, script)
+                 extra_args: Sequence[str] = (), prelude: str = "", coqchk: str = "coqchk") -> Verdict:
+    """Check that `script` proves `theorem` from scratch. When ok, `Verdict.axioms` lists the real
+    axioms of the environment the proof was checked in (sorted; the sealed-module fields that
+    `-norec` reports are definitions and left out); the prelude's Lra loads Reals, so its classical
+    axioms are in every environment, whether or not the proof uses them."""
+    text = proof_file(theorem, script, prelude)
     refusal = check_script(script)
     if refusal:
         return Verdict(False, f"refused: {refusal}", script=text)
-    binary = shutil.which(coqc)
-    if binary is None:
-        return Verdict(False, f"coqc not found ({coqc!r})", script=text)
-    code, output = _coqc(text, binary, timeout, extra_args)
-    if code != 0:
-        message = next((line for line in output.splitlines() if line.startswith("Error")), output.strip())
-        return Verdict(False, f"coqc rejected the proof: {message[:300]}", script=text)
-    names = _axiom_names(output)
-    if names is None:
-        return Verdict(False, "no Print Assumptions report in coqc output", script=text)
-    if not names:
-        return Verdict(True, "", (), text)
-    qualified = _locate_axioms(text, names, extra_args)
-    if qualified is None:
-        return Verdict(False, f"could not locate axioms {names}", tuple(names), text)
-    foreign = [q for q in qualified if not q.startswith(ALLOWED_PREFIXES)]
-    if foreign:
-        return Verdict(False, f"proof depends on axioms outside the standard library: {', '.join(foreign)}",
-                       tuple(qualified), text)
-    return Verdict(True, "", tuple(qualified), text)
-
-
-def _locate_axioms(text: str, names: list[str], extra_args: tuple[str, ...]) -> list[str] | None:
-    """Full logical paths of `names`, located in the scope of the proof file (a fresh coqtop,
-    one sentence at a time, so each answer belongs to exactly one name)."""
-    from lean_interface.coq.process import CoqDied, CoqProcess
-    from lean_interface.coq.sentences import split_sentences
-
-    process = CoqProcess(extra_args=extra_args)
-    try:
-        for sentence in split_sentences(text):
-            reply = process.run(sentence.text, timeout=120.0)
-            if reply.error:
-                return None
-        located = []
-        for name in names:
-            reply = process.run(f"Locate Term {name}.", timeout=30.0)
-            match = _LOCATED.search(reply.output)
-            if reply.error or match is None:
-                return None
-            located.append(match.group(1))
-        return located
-    except CoqDied:
-        return None
-    finally:
-        process.close()
+    return check_file(text, theorem.name, coqc, coqchk, timeout, extra_args)

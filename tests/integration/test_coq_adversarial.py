@@ -1,5 +1,11 @@
-"""Nothing false is accepted, on real Coq: every trick is refused before it runs, or rejected by
-`verify` (coqc on a fresh file + axiom audit); genuine proofs with stdlib axioms are accepted."""
+"""Nothing false is accepted, on real Coq.
+
+Three layers, each tested on its own so that no layer's test passes because another one caught
+the trick: `apply` (the guard refuses before coqtop sees it), `verify` (guard on the script, then
+compile + coqchk + audit), and `check_file` (compile + coqchk + audit only, no guard: the kernel
+layer must refuse every trick that reaches the kernel by itself). Genuine proofs with the allowed
+classical axioms are accepted.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,41 @@ import pytest
 
 from lean_interface.api import Theorem
 from lean_interface.coq import CoqEnv, theorem_from_proposition
+from lean_interface.coq.verify import check_file, proof_file
 
 pytestmark = pytest.mark.integration
 
 FALSE = theorem_from_proposition("1 = 2", name="false_claim", header="")
+OFF_BY_ONE = theorem_from_proposition("forall n : nat, n = n + 1", name="off_by_one", header="")
+
+#: issue #8's exploit: a positivity-bypassing inductive declared inside the proof, plus hypotheses
+#: named so that `idtac` prints "Closed under the global context" into coqc's output.
+POSITIVITY_EXPLOIT = (
+    "intros n.\n"
+    "#[bypass_check(positivity)] Inductive nat : Type := Mk : (nat -> False) -> nat.\n"
+    "pose proof I as context; pose proof I as global; pose proof I as the; pose proof I as under; "
+    "pose proof I as Closed; match goal with a : _, b : _, c : _, d : _, e : _ |- _ => idtac e d c b a; "
+    "clear a b c d e end; exact (False_ind _ (let f := fun x : nat => match x with Mk g => g x end in f (Mk f))).")
+GUARD_EXPLOIT = (
+    "#[bypass_check(guard)] Fixpoint loop (n : nat) : False := loop n.\n"
+    "exact (False_ind _ (loop 0)).")
+UNIVERSE_EXPLOIT = (
+    "#[bypass_check(universes)] Definition T := Type.\n"
+    "#[bypass_check(universes)] Definition self : T := T.\n"
+    "exact (False_ind _ (False_ind _ _)).")
+ADMIT_AXIOM = Theorem("admitted_claim", "Require Import Coq.Compat.AdmitAxiom.", "Theorem admitted_claim : 1 = 2.")
+HEADER_AXIOM = Theorem("uses_axiom", "Axiom cheat : 1 = 2.", "Theorem uses_axiom : 1 = 2.")
 
 TRICKS = [
     "admit.", "Admitted.", "give_up.", "exact I. Qed.", "Axiom x : False.", "idtac. Admitted", "lia (* . *).",
     'idtac "Closed under the global context".', "abstract admit.", "Abort.", "Fail lia.", "Timeout 1 admit.",
     "all: admit.", "native_compute.", "shelve.", "exact_no_check eq_refl.", "Unshelve.", "Qed.",
-    "apply False_rect. Admitted.", "exact (False_rect _ _).",
+    "apply False_rect. Admitted.",
+    "#[bypass_check(positivity)] Inductive bad : Type := Mk : (bad -> False) -> bad.",
+    "#[bypass_check(guard)] Fixpoint loop (n : nat) : False := loop n.",
+    "Local Axiom x : False.", "Global Instance x : False.", "Polymorphic Axiom x : False.",
+    "Unset Guard Checking.", "Unset Universe Checking.", "Succeed admit.",
+    "match goal with |- ?g => idtac g end.", "time lia.",
 ]
 
 
@@ -27,9 +58,15 @@ def env():
 
 
 @pytest.mark.parametrize("trick", TRICKS)
-def test_trick_tactics_never_close_a_false_goal(env: CoqEnv, trick: str) -> None:
-    goal = env.start(FALSE)
-    assert not env.apply(goal, trick).closed
+def test_trick_tactics_are_refused_by_apply(env: CoqEnv, trick: str) -> None:
+    result = env.apply(env.start(FALSE), trick)
+    assert not result.closed
+    assert result.error is not None and result.error.startswith("refused:"), result
+
+
+def test_a_well_formed_tactic_that_cannot_prove_false_fails_in_coq(env: CoqEnv) -> None:
+    result = env.apply(env.start(FALSE), "exact (False_rect _ _).")
+    assert not result.closed and result.error and not result.error.startswith("refused:")
 
 
 @pytest.mark.parametrize("script", [
@@ -41,27 +78,74 @@ def test_verify_rejects_false_proof_scripts(env: CoqEnv, script: str) -> None:
     assert not verdict.ok, script
 
 
-def test_verify_rejects_an_axiom_brought_by_the_header(env: CoqEnv) -> None:
-    theorem = Theorem("uses_axiom", "Axiom cheat : 1 = 2.", "Theorem uses_axiom : 1 = 2.")
-    verdict = env.verify(theorem, "exact cheat.")
-    assert not verdict.ok and "outside the standard library" in verdict.message
+@pytest.mark.parametrize("theorem, script, reason", [
+    (OFF_BY_ONE, POSITIVITY_EXPLOIT, "positivity is assumed"),
+    (FALSE, GUARD_EXPLOIT, "unsafe (co)fixpoints"),
+    (ADMIT_AXIOM, "exact (False_ind _ proof_admitted).", "Coq.Compat.AdmitAxiom.proof_admitted"),
+    (HEADER_AXIOM, "exact cheat.", "Alphaprover.ProofCheck.cheat"),
+])
+def test_the_kernel_layer_alone_refuses_each_exploit(theorem: Theorem, script: str, reason: str) -> None:
+    """No guard here: the compiled module goes straight to coqchk and the audit."""
+    verdict = check_file(proof_file(theorem, script), theorem.name)
+    assert not verdict.ok and reason in verdict.message, verdict.message
 
 
-def test_verify_rejects_a_printed_fake_report(env: CoqEnv) -> None:
-    verdict = env.verify(FALSE, 'idtac "Closed under the global context".\nadmit.')
+def test_a_universe_bypass_is_refused_by_the_kernel_layer() -> None:
+    """Type : Type via bypassed universe checks: coqchk reports it as type-in-type."""
+    text = ("#[bypass_check(universes)] Definition U := Type.\n"
+            "#[bypass_check(universes)] Definition u : U := U.\n\n"
+            "Theorem uses_u : True.\nProof.\nexact (let _ := u in I).\nQed.\n")
+    verdict = check_file(text, "uses_u")
+    assert not verdict.ok and "type-in-type" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("theorem, script", [
+    (OFF_BY_ONE, POSITIVITY_EXPLOIT),
+    (FALSE, GUARD_EXPLOIT),
+    (FALSE, UNIVERSE_EXPLOIT),
+    (ADMIT_AXIOM, "exact (False_ind _ proof_admitted)."),
+    (HEADER_AXIOM, "exact cheat."),
+    (FALSE, 'idtac "Closed under the global context".\nadmit.'),
+])
+def test_verify_refuses_each_exploit(env: CoqEnv, theorem: Theorem, script: str) -> None:
+    assert not env.verify(theorem, script).ok
+
+
+def test_a_printed_fake_report_is_not_read(env: CoqEnv) -> None:
+    """Hypotheses named to spell the old accepted text are printed by idtac during compilation;
+    the kernel layer never reads coqc's output, so the (false) proof still fails on its merits."""
+    script = ("pose proof I as Closed; pose proof I as under; pose proof I as the; pose proof I as global; "
+              "pose proof I as context; match goal with a : _, b : _, c : _, d : _, e : _ |- _ => "
+              "idtac a b c d e end.\nadmit.")
+    verdict = check_file(proof_file(FALSE, script), FALSE.name)
     assert not verdict.ok
 
 
-def test_genuine_real_arithmetic_proof_is_accepted_with_stdlib_axioms(env: CoqEnv) -> None:
+def test_an_axiom_loaded_but_unused_by_the_header_is_still_refused() -> None:
+    """coqchk lists the whole environment's axioms: loading AdmitAxiom is enough to be refused."""
+    theorem = Theorem("true_claim", "Require Import Coq.Compat.AdmitAxiom.", "Theorem true_claim : 1 = 1.")
+    verdict = check_file(proof_file(theorem, "reflexivity."), theorem.name)
+    assert not verdict.ok and "proof_admitted" in verdict.message
+
+
+def test_genuine_real_arithmetic_proof_is_accepted_with_listed_axioms(env: CoqEnv) -> None:
     theorem = theorem_from_proposition("forall x : R, x + 1 > x", name="reals_ok",
-                                       header="Require Import Reals Lra.\nOpen Scope R_scope.")
+                                       header="Require Import Reals.\nOpen Scope R_scope.")
     verdict = env.verify(theorem, "intros x.\nlra.")
     assert verdict.ok, verdict.message
-    assert verdict.axioms and all(a.startswith("Coq.") for a in verdict.axioms)
+    assert "Coq.Logic.Classical_Prop.classic" in verdict.axioms
 
 
 def test_classical_logic_from_the_stdlib_is_accepted(env: CoqEnv) -> None:
     theorem = theorem_from_proposition("forall P : Prop, P \\/ ~ P", name="lem",
                                        header="Require Import Classical.")
     verdict = env.verify(theorem, "intros P.\napply classic.")
-    assert verdict.ok and verdict.axioms == ("Coq.Logic.Classical_Prop.classic",)
+    assert verdict.ok, verdict.message
+    assert "Coq.Logic.Classical_Prop.classic" in verdict.axioms
+
+
+def test_a_proof_of_the_wrong_theorem_name_is_refused() -> None:
+    """The audit insists coqchk checked *our* theorem's constant."""
+    text = "Theorem other : 1 = 1.\nProof.\nreflexivity.\nQed.\n"
+    verdict = check_file(text, "expected_name")
+    assert not verdict.ok and "did not check" in verdict.message

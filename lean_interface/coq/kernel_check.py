@@ -1,0 +1,140 @@
+"""Compile a proof file as a module with `coqc`, then check it with Coq's independent checker.
+
+Why two programs: `coqc` runs the tactics (and anything they print goes to its output, which we
+never read beyond the exit code); `coqchk` then re-checks the compiled module with its own kernel
+and runs no tactic at all, so no text in its report can come from the proof. Its `-o` report is
+the only thing the audit reads:
+
+    CONTEXT SUMMARY
+    ===============
+    * Theory: Set is predicative
+    * Axioms:
+        Coq.Logic.Classical_Prop.classic
+    * Constants/Inductives relying on type-in-type: <none>
+    * Constants/Inductives relying on unsafe (co)fixpoints: <none>
+    * Inductives whose positivity is assumed: <none>
+
+`-norec` trusts the already-installed, already-compiled libraries (Coq's stdlib, Coquelicot), so a
+check takes ~1–3 s instead of ~30 s; the axioms those libraries declare are still listed (the
+report covers the whole environment the module was compiled in, used or not), so an axiom brought
+in by a header is seen even when the proof does not use it. The report is parsed strictly: every
+line of the summary must have the expected shape, or the check fails closed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+#: logical directory our compiled proof files live under (`-Q <tmp> Alphaprover`)
+LOGICAL_ROOT = "Alphaprover"
+MODULE = "ProofCheck"
+
+_ITEM = re.compile(r"^    ([A-Za-z_][\w'.]*)$")
+_SECTIONS = {
+    "* Axioms:": "axioms",
+    "* Constants/Inductives relying on type-in-type:": "type_in_type",
+    "* Constants/Inductives relying on unsafe (co)fixpoints:": "unsafe_fixpoints",
+    "* Inductives whose positivity is assumed:": "assumed_positive",
+}
+
+
+@dataclass(frozen=True)
+class CheckerReport:
+    """What `coqchk -o` says about a module's environment.
+
+    Fields:
+      theory:           the `* Theory:` line's text (e.g. "Set is predicative").
+      axioms:           fully qualified names of every axiom/parameter in the environment.
+      type_in_type:     constants or inductives checked with universe checking off.
+      unsafe_fixpoints: constants relying on unguarded (co)fixpoints.
+      assumed_positive: inductives whose positivity was not checked.
+      checked:          constants coqchk says it checked in our module (`checking cst:…`).
+    """
+
+    theory: str
+    axioms: tuple[str, ...]
+    type_in_type: tuple[str, ...]
+    unsafe_fixpoints: tuple[str, ...]
+    assumed_positive: tuple[str, ...]
+    checked: tuple[str, ...]
+
+
+class CheckFailed(Exception):
+    """The file did not compile, the checker rejected it, or its report is not what we expect."""
+
+
+def parse_report(output: str) -> CheckerReport:
+    """The context summary of `coqchk -o` output; CheckFailed when anything is off."""
+    if "Modules were successfully checked" not in output:
+        raise CheckFailed("coqchk did not report a successful check")
+    checked = tuple(re.findall(r"^  checking cst:([\w'.]+)$", output, re.MULTILINE))
+    head, marker, summary = output.partition("\nCONTEXT SUMMARY\n===============\n")
+    if not marker:
+        raise CheckFailed("coqchk printed no context summary")
+    theory = ""
+    lists: dict[str, list[str]] = {key: [] for key in _SECTIONS.values()}
+    seen: set[str] = set()
+    current: str | None = None
+    for line in summary.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if line.startswith("* Theory:"):
+            theory, current = line[len("* Theory:"):].strip(), None
+            continue
+        header = next((h for h in _SECTIONS if line.startswith(h)), None)
+        if header is not None:
+            current = _SECTIONS[header]
+            seen.add(current)
+            rest = line[len(header):].strip()
+            if rest == "<none>":
+                current = None
+            elif rest:
+                raise CheckFailed(f"unexpected coqchk summary line: {line[:120]!r}")
+            continue
+        match = _ITEM.match(line)
+        if current is None or match is None:
+            raise CheckFailed(f"unexpected coqchk summary line: {line[:120]!r}")
+        lists[current].append(match.group(1))
+    missing = set(_SECTIONS.values()) - seen
+    if missing or not theory:
+        raise CheckFailed(f"coqchk summary lacks sections: {sorted(missing) or ['theory']}")
+    return CheckerReport(theory, tuple(lists["axioms"]), tuple(lists["type_in_type"]),
+                         tuple(lists["unsafe_fixpoints"]), tuple(lists["assumed_positive"]), checked)
+
+
+def compile_and_check(text: str, coqc: str = "coqc", coqchk: str = "coqchk", timeout: float = 120.0,
+                      extra_args: Sequence[str] = ()) -> CheckerReport:
+    """Compile `text` as module `Alphaprover.ProofCheck` and return coqchk's report on it.
+
+    `extra_args` are load-path flags (`-Q dir Lib`, `-R dir Lib`) given to both programs.
+    Raises CheckFailed with a one-line reason (compile error, checker error, timeout).
+    """
+    with tempfile.TemporaryDirectory(prefix="alphaprover-check-") as tmp:
+        source = Path(tmp) / f"{MODULE}.v"
+        source.write_text(text, encoding="utf-8")
+        load_path = ["-Q", tmp, LOGICAL_ROOT, *extra_args]
+        code, output = _run([coqc, "-q", *load_path, source.name], tmp, timeout)
+        if code != 0:
+            error = next((line for line in output.splitlines() if line.startswith("Error")), output.strip())
+            raise CheckFailed(f"coqc rejected the proof: {error[:300]}")
+        code, output = _run([coqchk, "-o", "-norec", f"{LOGICAL_ROOT}.{MODULE}", *load_path], tmp, timeout)
+        if code != 0:
+            last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
+            raise CheckFailed(f"coqchk rejected the module: {last[:300]}")
+        return parse_report(output)
+
+
+def _run(argv: list[str], cwd: str, timeout: float) -> tuple[int, str]:
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CheckFailed(f"{Path(argv[0]).name} timed out after {timeout:g} s") from None
+    except FileNotFoundError:
+        raise CheckFailed(f"{argv[0]} not found: install Coq (`apt-get install coq`)") from None
+    return done.returncode, done.stdout + done.stderr
