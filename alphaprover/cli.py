@@ -32,7 +32,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def _search_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", help="mcts | bfs | portfolio")
     parser.add_argument("--checkpoint", help="checkpoint directory (default: the shipped model)")
-    parser.add_argument("--no-network", action="store_true", help="use the fixed-tactic evaluator")
+    parser.add_argument("--actions", help="network | fixed | mixed (default mixed: network samples + automation)")
+    parser.add_argument("--no-network", action="store_true", help="the fixed tactic list (= --actions fixed)")
     parser.add_argument("--seconds", type=float, help="wall-clock budget per problem")
     parser.add_argument("--simulations", type=int, help="simulation budget per problem")
 
@@ -59,14 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("eval", help="run methods on a benchmark; resumable; table + plot")
     evaluate.add_argument("benchmark", help="bundled name (minif2f-rocq-valid) or a .v dir / .jsonl file")
     evaluate.add_argument("--methods", default="portfolio,bfs,mcts",
-                          help="comma-separated: portfolio, bfs, mcts, bfs-fixed, mcts-fixed (-fixed: no network)")
+                          help="comma-separated: portfolio, bfs, mcts, each search with an optional action "
+                               "set suffix -network / -fixed / -mixed (e.g. mcts-mixed,bfs-fixed)")
     evaluate.add_argument("--workers", type=int, default=1, help="parallel workers (Ray when > 1)")
     evaluate.add_argument("--limit", type=int, help="only the first N problems (sorted by name)")
     evaluate.add_argument("--problems", help="comma-separated problem names")
     evaluate.add_argument("--every", type=int, help="a spread-out subset: every K-th problem by name")
     evaluate.add_argument("--out", help="results JSONL (default: results/<benchmark>-<budget>.jsonl)")
     evaluate.add_argument("--checkpoint")
-    evaluate.add_argument("--no-network", action="store_true", help="bfs/mcts use the fixed-tactic evaluator")
+    evaluate.add_argument("--actions", help="action set of unsuffixed methods: network | fixed | mixed")
+    evaluate.add_argument("--no-network", action="store_true", help="= --actions fixed")
     evaluate.add_argument("--seconds", type=float)
     evaluate.add_argument("--simulations", type=int)
     _common(evaluate)
@@ -94,8 +97,10 @@ def _overrides(args: argparse.Namespace) -> list[str]:
         out.append(f"method={args.method}")
     if getattr(args, "checkpoint", None):
         out.append(f"checkpoint={args.checkpoint}")
+    if getattr(args, "actions", None):
+        out.append(f"actions={args.actions}")
     if getattr(args, "no_network", False):
-        out.append("use_network=false")
+        out.append("actions=fixed")
     if getattr(args, "seconds", None) is not None:
         out.append(f"budget.max_seconds={args.seconds}")
     if getattr(args, "simulations", None) is not None:

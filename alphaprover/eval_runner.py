@@ -12,22 +12,23 @@ import time
 from typing import Any
 
 from alphaprover.eval_records import ProblemRecord, Status
-from alphaprover.runtime import build_env, build_evaluator, build_settings
+from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings, vocabulary_for
 from lean_interface.api import EnvError, ProofEnv, Theorem
+from search.action_set import ActionMode
 from search.evaluator import Evaluator
 from search.solve import Method, solve
 
-FIXED_SUFFIX = "-fixed"
-
-
-def parse_method_label(label: str) -> tuple[Method, bool]:
-    """`mcts`, `bfs`, `portfolio`, or `mcts-fixed` / `bfs-fixed` (the no-network evaluator):
-    (method, uses the network)."""
-    fixed = label.endswith(FIXED_SUFFIX)
-    method = Method.parse(label[: -len(FIXED_SUFFIX)] if fixed else label)
-    if fixed and method is Method.PORTFOLIO:
-        raise ValueError("portfolio uses no evaluator: 'portfolio-fixed' is not a method")
-    return method, not fixed and method is not Method.PORTFOLIO
+def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
+    """`portfolio`, or a search with an optional action-set suffix: `mcts`, `mcts-mixed`,
+    `bfs-fixed`, `mcts-network`, … (no suffix: the config's `actions`). Returns (method, mode),
+    mode None for the portfolio or when the config decides."""
+    name, _, suffix = label.partition("-")
+    method = Method.parse(name)
+    if not suffix:
+        return method, None
+    if method is Method.PORTFOLIO:
+        raise ValueError(f"portfolio uses no evaluator: {label!r} is not a method")
+    return method, ActionMode.parse(suffix)
 
 
 class ProblemRunner:
@@ -37,12 +38,14 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[tuple[Method, bool], Evaluator | None] = {}
+        self._evaluators: dict[tuple[Method, ActionMode], Evaluator | None] = {}
 
-    def _evaluator(self, method: Method, network: bool) -> Evaluator | None:
-        key = (method, network and self._cfg.get("use_network", True))
+    def _evaluator(self, method: Method, mode: ActionMode | None) -> Evaluator | None:
+        """One evaluator per (method, mode): a network cache never serves two methods."""
+        key = (method, mode or action_mode(self._cfg))
         if key not in self._evaluators:
-            self._evaluators[key] = build_evaluator({**self._cfg, "use_network": key[1]}, method)[0]
+            self._evaluators[key] = build_evaluator(self._cfg, method, key[1],
+                                                    vocabulary_for(self._cfg["backend"]))[0]
         return self._evaluators[key]
 
     def _get_env(self) -> ProofEnv:
@@ -56,10 +59,10 @@ class ProblemRunner:
                     budget_simulations=budget.max_simulations)
         if theorem is None:
             return ProblemRecord(status=Status.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
-        method, network = parse_method_label(method_name)
+        method, mode = parse_method_label(method_name)
         started = time.monotonic()
         try:
-            outcome = solve(theorem, self._get_env(), self._evaluator(method, network), method, self._settings, budget)
+            outcome = solve(theorem, self._get_env(), self._evaluator(method, mode), method, self._settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Status.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
                                  message=str(bad)[:300], **base)

@@ -1,7 +1,12 @@
 """Benchmark loaders: a directory of Coq `.v` problems, or JSONL in the community form.
 
-Bundled benchmarks have short names (`minif2f-rocq-valid`, `minif2f-lean-valid`,
-`minif2f-lean-test`); any other argument is a path. A problem whose file cannot be parsed is kept
+Bundled benchmarks have short names (`minif2f-rocq-valid`, `minif2f-rocq-dev`, `minif2f-lean-valid`,
+`minif2f-lean-test`); any other argument is a path.
+
+The **dev subset** `minif2f-rocq-dev` — every 8th problem of miniF2F-rocq valid by name, starting
+with the first (31 problems, 28 elaborate) — is for measuring only: no stage (pretraining,
+self-play, TTRL, tuning) may train or tune on it. `is_dev_problem` is the one test every problem
+source applies; `minif2f-rocq-train` is the other 213 valid problems, which later stages may use. A problem whose file cannot be parsed is kept
 as a `Problem` with an error, so an evaluation reports it instead of crashing.
 """
 
@@ -33,11 +38,31 @@ class Problem:
     error: str = ""
 
 
+#: the dev subset: every DEV_STRIDE-th valid problem by name (docs/ARCHITECTURE.md §Data)
+DEV_STRIDE = 8
+_SUBSETS = {"minif2f-rocq-dev": ("minif2f-rocq-valid", True), "minif2f-rocq-train": ("minif2f-rocq-valid", False)}
+
+
+def dev_problem_names() -> frozenset[str]:
+    """Names of the dev subset's problems."""
+    names = sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v"))
+    return frozenset(names[::DEV_STRIDE])
+
+
+def is_dev_problem(name: str) -> bool:
+    """Whether `name` (a bare problem name or `benchmark/name`) is in the dev subset."""
+    return name.rpartition("/")[2] in dev_problem_names()
+
+
 def load_benchmark(spec: str) -> list[Problem]:
     """Problems of a bundled benchmark name, a `.v` directory, a single `.v` file or a `.jsonl` file.
 
     Raises ValueError (one line) when `spec` names nothing loadable.
     """
+    if spec in _SUBSETS:
+        source, dev = _SUBSETS[spec]
+        dev_names = dev_problem_names()
+        return [p for p in load_benchmark(source) if (p.name in dev_names) == dev]
     split: str | None = None
     if spec in BUNDLED:
         path, split = BUNDLED[spec]
@@ -52,7 +77,7 @@ def load_benchmark(spec: str) -> list[Problem]:
         return [_coq_problem(path)]
     if path.is_file() and path.suffix == ".jsonl":
         return _jsonl_problems(path, split)
-    names = ", ".join(sorted(BUNDLED))
+    names = ", ".join(sorted([*BUNDLED, *_SUBSETS]))
     raise ValueError(f"benchmark {spec!r} is not a bundled name ({names}), a .v directory or a .jsonl file")
 
 

@@ -15,7 +15,8 @@ from alphaprover.problems import REPO_ROOT, find_problem, lean_theorem
 from lean_interface import EnvError, ProofEnv, Theorem, make_env
 from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
 from search.evaluator import Evaluator
-from search.fixed_evaluator import FixedTacticEvaluator
+from search.action_set import ActionMode, action_evaluator
+from search.fixed_evaluator import COQ_VOCABULARY, LEAN_VOCABULARY, TacticVocabulary
 from search.solve import Method, SearchSettings
 
 _PROBLEM_NAME = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
@@ -53,22 +54,34 @@ def resolve_checkpoint(path: str) -> Path:
     return candidate
 
 
-def build_evaluator(cfg: dict[str, Any], method: Method) -> tuple[Evaluator | None, str]:
-    """The evaluator the config asks for, and a short description of it."""
+def action_mode(cfg: dict[str, Any]) -> ActionMode:
+    """The config's action set (`actions=network|fixed|mixed`)."""
+    try:
+        return ActionMode.parse(str(cfg.get("actions", ActionMode.MIXED.value)))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None = None,
+                    vocabulary: TacticVocabulary = COQ_VOCABULARY) -> tuple[Evaluator | None, str]:
+    """The evaluator for `method` under action mode `mode` (default: the config's), and a short
+    description of it."""
     if method is Method.PORTFOLIO:
         return None, "none (portfolio)"
-    if not cfg.get("use_network", True):
-        return FixedTacticEvaluator(), "fixed tactic list"
+    mode = mode or action_mode(cfg)
+    if mode is ActionMode.FIXED:
+        return action_evaluator(mode, None, vocabulary), "fixed tactic list (no network)"
     checkpoint = resolve_checkpoint(str(cfg["checkpoint"]))
     from networks.checkpoint import is_checkpoint
 
     if not is_checkpoint(checkpoint):
-        raise UsageError(f"no checkpoint at {checkpoint} (set checkpoint=DIR, or use_network=false)")
+        raise UsageError(f"no checkpoint at {checkpoint} (set checkpoint=DIR, or actions=fixed)")
     from networks.evaluator import NetworkEvaluator
 
-    evaluator = NetworkEvaluator.from_checkpoint(checkpoint, temperature=float(cfg["temperature"]),
-                                                 seed=int(cfg["seed"]), threads=int(cfg["threads"]))
-    return evaluator, f"network {checkpoint}"
+    network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=float(cfg["temperature"]),
+                                               seed=int(cfg["seed"]), threads=int(cfg["threads"]))
+    described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
+    return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint})"
 
 
 def resolve_theorem(target: str, language: str, header: str | None, name: str) -> Theorem:
@@ -106,4 +119,9 @@ def backend_language(backend: dict[str, Any]) -> str:
     return "coq" if backend.get("name") == "coq" else "lean"
 
 
-__all__ = ["EnvError", "build_env", "build_evaluator", "build_settings", "resolve_theorem", "backend_language"]
+def vocabulary_for(backend: dict[str, Any]) -> TacticVocabulary:
+    """The fixed/automation tactic list of the backend's proof language."""
+    return COQ_VOCABULARY if backend_language(backend) == "coq" else LEAN_VOCABULARY
+
+
+__all__ = ["EnvError", "action_mode", "build_env", "build_evaluator", "vocabulary_for", "build_settings", "resolve_theorem", "backend_language"]

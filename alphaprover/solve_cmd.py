@@ -12,7 +12,8 @@ from omegaconf import DictConfig
 
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.play import run_play
-from alphaprover.runtime import backend_language, build_env, build_evaluator, build_settings, resolve_theorem
+from alphaprover.runtime import (backend_language, build_env, build_evaluator, build_settings, resolve_theorem,
+                                 vocabulary_for)
 from search.solve import SolveOutcome, solve
 from search.tree_html import write_tree_html
 
@@ -53,7 +54,7 @@ def run_solve(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     method, settings, budget = build_settings(plain)
     theorem = resolve_theorem(args.target, backend_language(plain["backend"]), args.header, args.name)
-    evaluator, description = build_evaluator(plain, method)
+    evaluator, description = build_evaluator(plain, method, vocabulary=vocabulary_for(plain["backend"]))
     run_dir = new_run_dir(plain["runs_dir"], "solve")
     save_config(cfg, run_dir)
     with build_env(plain["backend"]) as env:
@@ -85,7 +86,7 @@ def run_demo(args: argparse.Namespace, cfg: DictConfig, problems: Sequence[str])
 
     plain = to_plain(cfg)
     method, settings, budget = build_settings(plain)
-    evaluator, description = build_evaluator(plain, method)
+    evaluator, description = build_evaluator(plain, method, vocabulary=vocabulary_for(plain["backend"]))
     run_dir = new_run_dir(plain["runs_dir"], "demo")
     save_config(cfg, run_dir)
     proved = 0

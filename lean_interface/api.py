@@ -3,7 +3,7 @@
 A search never talks to Coq or Lean directly: it holds `Goal`s, asks a `ProofEnv` to apply a
 tactic string to any goal it has ever seen (in any order), and receives a `TacticResult`.
 
-Contract every backend keeps (DESIGN.md §2):
+Contract every backend keeps (docs/ARCHITECTURE.md §Parts, §Soundness):
 
 * **Any earlier goal stays usable.** `apply` accepts every `Goal` the env has returned since
   `start`, in any order, any number of times.

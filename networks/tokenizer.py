@@ -2,7 +2,7 @@
 
 Byte-level so every string round-trips (Coq's `⊢`, Unicode identifiers); BPE so common pieces
 (`forall`, ` : nat`, `rewrite`, hypothesis names) become single tokens and inputs stay short —
-the network, not the prover, is the bottleneck (DESIGN.md §3).
+the network, not the prover, is the bottleneck (docs/ARCHITECTURE.md §Measured facts).
 
 Long goals are truncated from the far end of the context: the target line `⊢ …` is always kept,
 then as many hypotheses as fit, nearest the target first.

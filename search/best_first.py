@@ -12,7 +12,10 @@ goal counts everything its partial proof still needs (an AO*-style cost):
     priority  = o(goal) + h(goal), lowest first; among unexpanded open goals only.
 
 On a graph without AND nodes the priority is exactly −(cumulative log-prob), as in ReProver.
-Each goal is expanded once (`num_parallel` goals per evaluator call), with the same expansion,
+Unexpanded goals come first; once none is left, the cheapest open goal that is not exhausted gets
+another sampling round (at most `max_expansions`, the same rounds rule as MCTS), so best-first
+search spends its whole budget and the comparison with MCTS is at equal budget. `num_parallel`
+goals share one evaluator call, with the same expansion,
 graph, proof extraction and budgets as MCTS, so the two differ only in what they choose.
 (`run_portfolio`, the other baseline, lives in `search.portfolio` and is re-exported here.)
 """
@@ -60,8 +63,15 @@ def _needs_expansion(tree: SearchTree, node_id: int) -> bool:
     return node.status is Status.OPEN and not node.exhausted and not node.open_edges()
 
 
-def frontier_priorities(tree: SearchTree) -> dict[int, float]:
-    """priority = o + h (see the module docstring) of every open goal still to expand."""
+def _may_resample(tree: SearchTree, node_id: int) -> bool:
+    node = tree.nodes[node_id]
+    return node.status is Status.OPEN and not node.exhausted
+
+
+def frontier_priorities(tree: SearchTree, resample: bool = False) -> dict[int, float]:
+    """priority = o + h (see the module docstring) of every open goal still to expand; with
+    `resample`, of every open goal that may get another sampling round (used once no goal is
+    left unexpanded, so best-first spends its whole budget under MCTS's rounds rule)."""
     order = _open_order(tree)
     h: dict[int, float] = {}
 
@@ -92,7 +102,8 @@ def frontier_priorities(tree: SearchTree) -> dict[int, float]:
                     candidate = through - h[child]
                     if candidate < outside.get(child, INFINITY):
                         outside[child] = candidate
-    return {n: outside[n] + h[n] for n in order if n in outside and _needs_expansion(tree, n)}
+    wanted = _may_resample if resample else _needs_expansion
+    return {n: outside[n] + h[n] for n in order if n in outside and wanted(tree, n)}
 
 
 def run_best_first(root: Goal, env: ProofEnv, evaluator: Evaluator, config: BestFirstConfig,
@@ -102,13 +113,13 @@ def run_best_first(root: Goal, env: ProofEnv, evaluator: Evaluator, config: Best
     stats = SearchStats()
     clock = BudgetClock(budget, stats)
     while tree.root.status is Status.OPEN and not clock.spent():
-        priorities = frontier_priorities(tree)
+        priorities = frontier_priorities(tree) or frontier_priorities(tree, resample=True)
         left = clock.simulations_left()
         batch = config.num_parallel if left is None else min(config.num_parallel, left)
         chosen = sorted(priorities, key=lambda n: (priorities[n], n))[:batch]
         if not chosen:
             break
         expand(tree, chosen, evaluator, env, num_samples=config.num_samples, prior_temperature=1.0,
-               max_expansions=1, clock=clock)
+               max_expansions=config.max_expansions, clock=clock)
         stats.simulations += len(chosen)
     return clock.finish(tree)

@@ -112,15 +112,19 @@ class BestFirstConfig:
     """ReProver-style best-first search (see `search.best_first`).
 
     Fields:
-      num_samples:  tactics requested per expanded goal (each goal is expanded once).
-      num_parallel: goals expanded per evaluator call (the cheapest open ones).
+      num_samples:    tactics requested per sampling round of a goal.
+      num_parallel:   goals expanded per evaluator call (the cheapest open ones).
+      max_expansions: sampling rounds per goal, as MCTS's: once every goal has been expanded, the
+                      cheapest open ones are sampled again, so the whole budget is used.
     """
 
     num_samples: int = 16
     num_parallel: int = 8
+    max_expansions: int = 4
 
     def __post_init__(self) -> None:
-        _require(self.num_samples >= 1 and self.num_parallel >= 1, "num_samples and num_parallel must be >= 1")
+        _require(self.num_samples >= 1 and self.num_parallel >= 1 and self.max_expansions >= 1,
+                 "num_samples, num_parallel and max_expansions must be >= 1")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "BestFirstConfig":

@@ -19,11 +19,16 @@ class EvalRequest:
       num_samples: how many tactics to propose (duplicates are merged, so fewer may come back).
       round:       progressive-sampling round for this goal (0 = first expansion). Different
                    rounds must be allowed to return different samples; caches key on it.
+      candidates:  tactics proposed by someone else (the automation list, hypothesis-instantiated
+                   tactics) that the evaluator must also return, each with its own log-probability
+                   of that exact tactic (a network scores them teacher-forced), so one ranking
+                   covers the samples and the candidates. Empty for a pure policy.
     """
 
     goal: str
     num_samples: int
     round: int = 0
+    candidates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -31,8 +36,9 @@ class Evaluation:
     """The evaluator's answer for one goal.
 
     Fields:
-      tactics: distinct (tactic, log-probability) pairs, most likely first. Log-probs are the
-               policy's summed token log-probabilities (<= 0).
+      tactics: distinct (tactic, log-probability) pairs, most likely first: the samples and every
+               requested candidate. Log-probs are the policy's summed token log-probabilities
+               (<= 0); a tactic both sampled and listed appears once.
       value:   predicted value of the goal: −(expected tactics still needed), so <= 0.
     """
 

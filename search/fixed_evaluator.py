@@ -4,7 +4,7 @@ The baseline the network must beat, and the fallback when no checkpoint is given
 proposes every argument-free tactic of a `TacticVocabulary` plus tactics built from the goal's
 hypotheses (parsed from the canonical goal text: lines `h : T` or `a, b : T` before `⊢ target`):
 `destruct h`, `induction n` for a nat or list variable, `rewrite h`, `rewrite <- h`, `apply h`,
-`exact h`, `inversion h`, `rewrite h in g`, … all with the same prior. A measured fact (DESIGN.md §4):
+`exact h`, `inversion h`, `rewrite h in g`, … all with the same prior. A measured fact (docs/ARCHITECTURE.md §Measured facts):
 without such arguments a search runs out of ideas long before it runs out of time.
 
 Later rounds propose nothing (the list is fixed), so progressive sampling ends and a goal on

@@ -1,1 +1,1 @@
-"""Test-time RL on generated variants of a hard problem — after self-play (DESIGN.md §6). Not built yet."""
+"""Test-time RL on generated variants of a hard problem — after self-play (docs/ARCHITECTURE.md §Parts). Not built yet."""

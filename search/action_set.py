@@ -1,0 +1,74 @@
+"""What an expansion may try: the policy's samples, a fixed automation list, or both ranked as one.
+
+Three modes (`ActionMode`):
+  network  the policy's K samples only (AlphaProof's action set).
+  fixed    the no-network list: generic automation + tactics naming the goal's hypotheses, all
+           with the same prior (`FixedTacticEvaluator`).
+  mixed    the policy's K samples ∪ that same list, every candidate priced by the policy's own
+           log-probability of it (one teacher-forced scoring pass, far cheaper than sampling),
+           so the network decides what to try first among its ideas and the decision procedures.
+
+Why mixed is the default (docs/ARCHITECTURE.md §Action set): a small policy samples tactic syntax
+well but rarely the exact `intros; nra.` that closes a competition goal, and a fixed list never
+guesses arguments; the union, ranked by the network, keeps both. The automation list is offered
+at round 0 only; later progressive-sampling rounds ask the policy for new samples.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Callable, Sequence
+
+from search.evaluator import EvalRequest, Evaluation, Evaluator
+from search.fixed_evaluator import COQ_VOCABULARY, FixedTacticEvaluator, TacticVocabulary
+
+
+class ActionMode(str, enum.Enum):
+    NETWORK = "network"
+    FIXED = "fixed"
+    MIXED = "mixed"
+
+    @classmethod
+    def parse(cls, name: str) -> "ActionMode":
+        """The mode called `name`; a one-line ValueError naming the choices otherwise."""
+        try:
+            return cls(name)
+        except ValueError:
+            raise ValueError(f"unknown action mode {name!r} (choose from {', '.join(m.value for m in cls)})") from None
+
+    @property
+    def needs_network(self) -> bool:
+        return self is not ActionMode.FIXED
+
+
+class MixedEvaluator:
+    """The policy, asked to also score a candidate list for each goal at its first round.
+
+    `candidates(goal_text)` gives the tactics to add (e.g. `FixedTacticEvaluator.tactics_for`).
+    The policy answers with samples ∪ candidates, each with its own log-probability."""
+
+    def __init__(self, policy: Evaluator, candidates: Callable[[str], Sequence[str]]) -> None:
+        self.policy = policy
+        self.candidates = candidates
+
+    def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
+        widened = [
+            EvalRequest(r.goal, r.num_samples, r.round,
+                        tuple(dict.fromkeys((*r.candidates, *self.candidates(r.goal)))) if r.round == 0
+                        else r.candidates)
+            for r in requests
+        ]
+        return self.policy.evaluate(widened)
+
+
+def action_evaluator(mode: ActionMode, network: Evaluator | None,
+                     vocabulary: TacticVocabulary = COQ_VOCABULARY) -> Evaluator:
+    """The evaluator that realises `mode` (a network is required for network and mixed)."""
+    fixed = FixedTacticEvaluator(vocabulary)
+    if mode is ActionMode.FIXED:
+        return fixed
+    if network is None:
+        raise ValueError(f"action mode {mode.value!r} needs a network checkpoint")
+    if mode is ActionMode.NETWORK:
+        return network
+    return MixedEvaluator(network, fixed.tactics_for)

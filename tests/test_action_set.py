@@ -1,0 +1,110 @@
+"""The action set (network | fixed | mixed), best-first's rounds rule, and the dev subset."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pytest
+
+from alphaprover.eval_runner import parse_method_label
+from alphaprover.problems import dev_problem_names, is_dev_problem, load_benchmark
+from lean_interface.api import Goal
+from search.action_set import ActionMode, MixedEvaluator, action_evaluator
+from search.best_first import run_best_first
+from search.config import BestFirstConfig, Budget
+from search.evaluator import EvalRequest, Evaluation
+from search.fixed_evaluator import FixedTacticEvaluator
+from search.solve import Method
+from tests.fake_env import TableEnv, TableEvaluator
+
+GOAL = "n : nat\nH : n = 0\n⊢ n + 1 = 1"
+
+
+class ScoringPolicy:
+    """A policy stand-in that samples `sampled` and scores any candidate by its length (a pure,
+    deterministic rule, so the test can state which candidate must rank first)."""
+
+    def __init__(self, sampled: Sequence[tuple[str, float]]) -> None:
+        self.sampled = tuple(sampled)
+        self.requests: list[EvalRequest] = []
+
+    def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
+        self.requests.extend(requests)
+        out = []
+        for request in requests:
+            tactics = dict(self.sampled)
+            for candidate in request.candidates:
+                tactics.setdefault(candidate, -float(len(candidate)))
+            ranked = tuple(sorted(tactics.items(), key=lambda item: -item[1]))
+            out.append(Evaluation(ranked, -1.0))
+        return out
+
+
+def test_mixed_adds_the_automation_list_at_round_zero_only() -> None:
+    policy = ScoringPolicy([("intros10", -0.5), ("lia", -3.0)])
+    mixed = MixedEvaluator(policy, FixedTacticEvaluator().tactics_for)
+    first, later = mixed.evaluate([EvalRequest(GOAL, 4, 0), EvalRequest(GOAL, 4, 1)])
+    fixed_list = FixedTacticEvaluator().tactics_for(GOAL)
+    assert set(policy.requests[0].candidates) == set(fixed_list)
+    assert policy.requests[1].candidates == ()
+    names = [t for t, _ in first.tactics]
+    assert len(names) == len(set(names))  # `lia` both sampled and listed: once, with the sampled log-prob
+    assert dict(first.tactics)["lia"] == -3.0
+    assert {"rewrite H", "destruct H", "intros; nra"} <= set(names)  # hypothesis tactics and automation
+    assert [t for t, _ in later.tactics] == ["intros10", "lia"]
+
+
+def test_modes_build_the_right_evaluator() -> None:
+    policy = ScoringPolicy([])
+    assert isinstance(action_evaluator(ActionMode.FIXED, None), FixedTacticEvaluator)
+    assert action_evaluator(ActionMode.NETWORK, policy) is policy
+    assert isinstance(action_evaluator(ActionMode.MIXED, policy), MixedEvaluator)
+    with pytest.raises(ValueError, match="needs a network"):
+        action_evaluator(ActionMode.MIXED, None)
+    with pytest.raises(ValueError, match="unknown action mode"):
+        ActionMode.parse("neural")
+
+
+def test_eval_method_labels_carry_the_action_mode() -> None:
+    assert parse_method_label("mcts") == (Method.MCTS, None)
+    assert parse_method_label("mcts-mixed") == (Method.MCTS, ActionMode.MIXED)
+    assert parse_method_label("bfs-fixed") == (Method.BEST_FIRST, ActionMode.FIXED)
+    assert parse_method_label("portfolio") == (Method.PORTFOLIO, None)
+    for bad in ("portfolio-fixed", "mcts-neural", "dfs"):
+        with pytest.raises(ValueError):
+            parse_method_label(bad)
+
+
+def test_best_first_samples_again_once_every_goal_is_expanded() -> None:
+    """A ──a──► B, and B's round-0 tactics all fail; its round-1 sample `b1` closes it. Best-first
+    used to stop after one round per goal; under the rounds rule it asks B again."""
+    table = {("A", "a"): ["B"], ("B", "b1"): []}
+    evaluator = TableEvaluator({"A": [("a", -0.1)], "B": [("bad", -0.1)], ("B", 1): [("b1", -0.5)]})
+    env = TableEnv(table)
+    result = run_best_first(Goal("A", "A"), env, evaluator, BestFirstConfig(num_parallel=1, max_expansions=3),
+                            Budget(max_simulations=10, max_seconds=30))
+    assert result.proved and env.check_proof("A", result.proof)
+    assert [(r.goal, r.round) for r in evaluator.requests] == [("A", 0), ("B", 0), ("B", 1)]
+
+
+def test_best_first_resamples_an_expanded_goal_with_open_tactics_when_nothing_else_is_left() -> None:
+    """A ──a──► B (open, B's tactic loops nowhere new); A gets a second round that finds `a2`."""
+    table = {("A", "a"): ["B"], ("B", "b"): ["C"], ("A", "a2"): []}
+    evaluator = TableEvaluator({"A": [("a", -0.1)], ("A", 1): [("a2", -1.0)], "B": [("b", -0.1)], "C": []})
+    env = TableEnv(table)
+    result = run_best_first(Goal("A", "A"), env, evaluator, BestFirstConfig(num_parallel=1, max_expansions=2),
+                            Budget(max_simulations=20, max_seconds=30))
+    assert result.proved and result.proof.tactic == "a2"
+    assert ("A", 1) in [(r.goal, r.round) for r in evaluator.requests]
+    result.tree.check_invariants()
+
+
+def test_the_dev_subset_is_every_eighth_valid_problem_and_disjoint_from_train() -> None:
+    dev = load_benchmark("minif2f-rocq-dev")
+    train = load_benchmark("minif2f-rocq-train")
+    valid = sorted(p.name for p in load_benchmark("minif2f-rocq-valid"))
+    assert len(dev) == 31 and len(train) == 213
+    assert [p.name for p in dev] == valid[::8]
+    assert not {p.name for p in dev} & {p.name for p in train}
+    assert all(is_dev_problem(p.name) for p in dev) and not any(is_dev_problem(p.name) for p in train)
+    assert is_dev_problem(f"minif2f-rocq-valid/{valid[0]}") and dev_problem_names() == frozenset(valid[::8])
