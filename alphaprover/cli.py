@@ -16,7 +16,9 @@ from typing import Sequence
 from alphaprover.config import UsageError, load_config, save_config, to_plain
 from lean_interface.api import EnvError
 
-DEMO_PROBLEMS = ("mathd_numbertheory_101", "mathd_algebra_190", "mathd_numbertheory_149", "mathd_numbertheory_188")
+#: bundled problems outside the dev subset; mathd_algebra_119's and mathd_algebra_37's headers load
+#: only Reals, so their `lra`/`nra` come from the tactic prelude
+DEMO_PROBLEMS = ("mathd_numbertheory_35", "mathd_algebra_119", "mathd_algebra_37", "mathd_numbertheory_188")
 
 
 class _Parser(argparse.ArgumentParser):

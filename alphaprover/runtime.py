@@ -79,9 +79,10 @@ def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None
     from networks.evaluator import NetworkEvaluator
 
     network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=float(cfg["temperature"]),
-                                               seed=int(cfg["seed"]), threads=int(cfg["threads"]))
+                                               seed=int(cfg["seed"]), threads=int(cfg["threads"]),
+                                               engine=cfg.get("engine"))
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
-    return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint})"
+    return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint}, {network.engine})"
 
 
 def resolve_theorem(target: str, language: str, header: str | None, name: str) -> Theorem:

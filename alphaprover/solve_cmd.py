@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -80,6 +81,17 @@ def run_play_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     return 0 if session.verdict is not None and session.verdict.ok else 1
 
 
+_PRELUDE_TACTICS = {"lia": "Lia", "nia": "Lia", "lra": "Lra", "nra": "Psatz", "psatz": "Psatz",
+                    "field": "Field", "field_simplify": "Field"}
+
+
+def _prelude_tactics_used(header: str, script: str) -> list[str]:
+    """Decision procedures in `script` whose module the header does not load (for the demo's
+    note only: it reads the two texts, it decides nothing)."""
+    words = set(re.findall(r"[A-Za-z_]+", script))
+    return [tactic for tactic, module in _PRELUDE_TACTICS.items() if tactic in words and module not in header]
+
+
 def run_demo(args: argparse.Namespace, cfg: DictConfig, problems: Sequence[str]) -> int:
     """Solve a few bundled miniF2F problems with the shipped checkpoint, MCTS, on Coq."""
     from alphaprover.problems import find_problem
@@ -95,10 +107,13 @@ def run_demo(args: argparse.Namespace, cfg: DictConfig, problems: Sequence[str])
             problem = find_problem(name)
             if problem.theorem is None:
                 raise UsageError(f"{name}: {problem.error}")
-            print(f"\n=== {name} ===\n{problem.theorem.statement}")
+            print(f"\n=== {name} ===\nheader: {' '.join(problem.theorem.header.split())}\n{problem.theorem.statement}")
             outcome = solve(problem.theorem, env, evaluator, method, settings, budget)
             record = _outcome_json(name, method.value, description, outcome)
             _print_outcome(name, record)
+            from_prelude = _prelude_tactics_used(problem.theorem.header, outcome.script or "")
+            if outcome.proved and from_prelude:
+                print(f"(uses {', '.join(from_prelude)} from the tactic prelude: the header does not load it)")
             proved += outcome.proved
             if outcome.tree is not None:
                 html_path = Path(args.tree_html).with_name(f"{name}.html")

@@ -1,20 +1,28 @@
 """Batched inference: K distinct tactics with log-probabilities, and values, for N goals at once.
 
-The encoder runs once per batch; its states feed both the value head and HF `generate`, which
-samples K sequences per goal (temperature configurable). A sample's log-probability is the sum of
-its tokens' log-probabilities under the model's *untempered* distribution (the raw logits), so
-priors mean the same thing whatever temperature was used to explore. Duplicates are merged.
+The encoder runs once per batch; its states feed the value head, HF `generate` (which samples K
+sequences per goal, temperature configurable) and teacher-forced scoring of candidate tactics. A
+tactic's log-probability is the sum of its tokens' log-probabilities (EOS included) under the
+model's *untempered* distribution (the raw logits), so priors mean the same thing whatever
+temperature was used to explore, and sampled and scored tactics can be ranked together.
+Duplicates are merged (keeping the higher log-prob). This PyTorch path is the reference the
+CTranslate2 engine (`networks.engine`) is tested against.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import torch
+from transformers.modeling_outputs import BaseModelOutput
 
 from networks.model import ProverModel
+from networks.scoring import score_rows
 from networks.tokenizer import ProofTokenizer
+
+OVERLONG_LOGPROB = -1e3
+SCORE_ROWS = 256  # decoder rows per teacher-forced scoring pass (bounds memory)
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,28 @@ class BatchOutput:
 
     tactics: list[list[tuple[str, float]]]
     values: list[float]
+
+
+def overlong_logprob(num_tokens: int) -> float:
+    """Log-prob given to a tactic longer than the model can emit: below any real score (a real
+    one is at least ~ −20 per token × 48 tokens), and lower the longer it is, so such tactics are
+    still returned but tried last."""
+    return OVERLONG_LOGPROB - num_tokens
+
+
+def tactic_ids(tokenizer: ProofTokenizer, tactic: str) -> list[int]:
+    """Token ids of `tactic` plus EOS, not truncated (callers decide what is too long)."""
+    return tokenizer.encode_tactic(tactic, 1 << 30)
+
+
+def merge_tactics(*groups: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Union of (tactic, logprob) lists: each tactic once with its best log-prob, most likely first."""
+    best: dict[str, float] = {}
+    for group in groups:
+        for text, logprob in group:
+            if text not in best or logprob > best[text]:
+                best[text] = logprob
+    return sorted(best.items(), key=lambda item: -item[1])
 
 
 def encode_goals(tokenizer: ProofTokenizer, goals: Sequence[str], max_tokens: int,
@@ -37,20 +67,102 @@ def encode_goals(tokenizer: ProofTokenizer, goals: Sequence[str], max_tokens: in
     return input_ids.to(device), attention_mask.to(device)
 
 
-@torch.no_grad()
-def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str], num_samples: int,
-                   temperature: float = 1.0, seed: int = 0) -> BatchOutput:
-    """Sample `num_samples` tactics per goal (0 = values only) and predict every goal's value."""
-    if not goals:
-        return BatchOutput([], [])
+def candidate_rows(tokenizer: ProofTokenizer, max_tokens: int, tactics_per_goal: Sequence[Sequence[str]]
+                   ) -> tuple[list[list[float]], list[tuple[int, int, list[int]]]]:
+    """Split candidates into those to run and those too long: (scores with `overlong_logprob`
+    filled in for tactics over `max_tokens` tokens (EOS included), rows (goal, position, ids) to score)."""
+    scores = [[0.0] * len(tactics) for tactics in tactics_per_goal]
+    rows: list[tuple[int, int, list[int]]] = []
+    for goal, tactics in enumerate(tactics_per_goal):
+        for position, tactic in enumerate(tactics):
+            ids = tactic_ids(tokenizer, tactic)
+            if len(ids) > max_tokens:
+                scores[goal][position] = overlong_logprob(len(ids))
+            else:
+                rows.append((goal, position, ids))
+    return scores, rows
+
+
+def _reference_rows(model: ProverModel, states: torch.Tensor, attention_mask: torch.Tensor,
+                    rows: Sequence[tuple[int, Sequence[int]]]) -> list[float]:
+    """Teacher-forced summed log-probs of (goal index, ids incl. EOS) rows by a plain HF forward
+    with labels (each row repeats its goal's encoder states): simple, slow, the reference."""
+    totals: list[float] = []
+    for start in range(0, len(rows), SCORE_ROWS):
+        chunk = rows[start : start + SCORE_ROWS]
+        index = torch.tensor([goal for goal, _ in chunk], device=states.device)
+        labels = torch.full((len(chunk), max(len(ids) for _, ids in chunk)), -100, dtype=torch.long)
+        for row, (_, ids) in enumerate(chunk):
+            labels[row, : len(ids)] = torch.tensor(list(ids))
+        labels = labels.to(states.device)
+        logits = model.t5(encoder_outputs=BaseModelOutput(last_hidden_state=states[index]),
+                          attention_mask=attention_mask[index], labels=labels).logits.float()
+        logprobs = logits.log_softmax(-1).gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+        totals.extend(logprobs.masked_fill(labels < 0, 0.0).sum(1).tolist())
+    return totals
+
+
+def _score_candidates(model: ProverModel, tokenizer: ProofTokenizer, states: torch.Tensor,
+                      attention_mask: torch.Tensor, tactics_per_goal: Sequence[Sequence[str]],
+                      fast: bool = True) -> list[list[float]]:
+    scores, rows = candidate_rows(tokenizer, model.config.max_tactic_tokens, tactics_per_goal)
+    run = score_rows if fast else _reference_rows
+    totals = run(model, states, attention_mask, [(goal, ids) for goal, _, ids in rows]) if rows else []
+    for (goal, position, _), total in zip(rows, totals):
+        scores[goal][position] = total
+    return scores
+
+
+def _encoder_states(model: ProverModel, tokenizer: ProofTokenizer,
+                    goals: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(encoder hidden states, attention mask) of a batch of goals, model in eval mode."""
     model.eval()
     device = next(model.parameters()).device
     input_ids, attention_mask = encode_goals(tokenizer, goals, model.config.max_goal_tokens, device)
-    encoder = model.encode(input_ids, attention_mask)
-    values = model.values(model.value_logits(encoder.last_hidden_state, attention_mask)).tolist()
-    if num_samples <= 0:
-        return BatchOutput([[] for _ in goals], values)
-    torch.manual_seed(seed)
+    return model.encode(input_ids, attention_mask).last_hidden_state, attention_mask
+
+
+@torch.no_grad()
+def score_tactics(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str],
+                  tactics_per_goal: Sequence[Sequence[str]]) -> list[list[float]]:
+    """Teacher-forced log-prob of each given tactic (its own tokenization, EOS included) for its
+    goal, in the order given. Tactics longer than `max_tactic_tokens` (EOS included) are not run
+    and get `overlong_logprob(length)`. One encoder pass, then a plain HF forward with labels: the
+    reference that `networks.scoring` (used by `evaluate_goals`) and the engine are tested against."""
+    if len(goals) != len(tactics_per_goal):
+        raise ValueError("score_tactics: one tactic list per goal")
+    if not goals:
+        return []
+    states, attention_mask = _encoder_states(model, tokenizer, goals)
+    return _score_candidates(model, tokenizer, states, attention_mask, tactics_per_goal, fast=False)
+
+
+@torch.no_grad()
+def score_token_ids(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str],
+                    ids_per_goal: Sequence[Sequence[Sequence[int]]]) -> list[list[float]]:
+    """Teacher-forced log-prob of exact token sequences (each ending with EOS), no length limit:
+    the reference for a sampled path, whose tokens need not be the text's own tokenization."""
+    states, attention_mask = _encoder_states(model, tokenizer, goals)
+    rows = [(goal, list(ids)) for goal, group in enumerate(ids_per_goal) for ids in group]
+    totals = iter(_reference_rows(model, states, attention_mask, rows) if rows else [])
+    return [[next(totals) for _ in group] for group in ids_per_goal]
+
+
+@torch.no_grad()
+def goal_values(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str]) -> list[float]:
+    """Value (−expected steps) of each goal: one encoder pass and the value head."""
+    if not goals:
+        return []
+    states, attention_mask = _encoder_states(model, tokenizer, goals)
+    return model.values(model.value_logits(states, attention_mask)).tolist()
+
+
+Sampler = Callable[[Sequence[str], int], list[list[tuple[str, float]]]]
+
+
+def _generate(model: ProverModel, tokenizer: ProofTokenizer, encoder: BaseModelOutput, attention_mask: torch.Tensor,
+              num_samples: int, temperature: float) -> list[list[tuple[str, float]]]:
+    """HF `generate`: per goal, the finished samples (text, untempered summed log-prob), duplicates kept."""
     generated = model.t5.generate(
         encoder_outputs=encoder, attention_mask=attention_mask, do_sample=True, temperature=temperature,
         top_k=0, top_p=1.0, num_return_sequences=num_samples, max_new_tokens=model.config.max_tactic_tokens,
@@ -65,14 +177,41 @@ def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequenc
     after_eos = (is_eos.cumsum(1) - is_eos.long()) > 0
     finished = is_eos.any(1)
     totals = logprobs.masked_fill(after_eos, 0.0).sum(1).tolist()
-    tactics: list[list[tuple[str, float]]] = []
-    for goal_index in range(len(goals)):
-        best: dict[str, float] = {}
+    samples: list[list[tuple[str, float]]] = []
+    for goal_index in range(attention_mask.shape[0]):
+        group = []
         for row in range(goal_index * num_samples, (goal_index + 1) * num_samples):
-            if not finished[row]:
-                continue  # ran out of length: not a complete tactic
-            text = tokenizer.decode(sequences[row].tolist())
-            if text and (text not in best or totals[row] > best[text]):
-                best[text] = totals[row]
-        tactics.append(sorted(best.items(), key=lambda item: -item[1]))
-    return BatchOutput(tactics, values)
+            if finished[row]:  # else it ran out of length: not a complete tactic
+                text = tokenizer.decode(sequences[row].tolist())
+                if text:
+                    group.append((text, totals[row]))
+        samples.append(group)
+    return samples
+
+
+@torch.no_grad()
+def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str], num_samples: int,
+                   temperature: float = 1.0, seed: int = 0, candidates: Sequence[Sequence[str]] | None = None,
+                   sampler: Sampler | None = None) -> BatchOutput:
+    """Sample `num_samples` tactics per goal (0 = none), score each goal's `candidates` teacher-forced
+    (returned too, merged with the samples), and predict every goal's value. One encoder pass
+    serves the value head, the candidate scoring and HF `generate` (seeded with `seed`); a
+    `sampler(goals, num_samples)` (e.g. the CTranslate2 engine) replaces `generate` if given."""
+    if not goals:
+        return BatchOutput([], [])
+    model.eval()
+    device = next(model.parameters()).device
+    input_ids, attention_mask = encode_goals(tokenizer, goals, model.config.max_goal_tokens, device)
+    encoder = model.encode(input_ids, attention_mask)
+    values = model.values(model.value_logits(encoder.last_hidden_state, attention_mask)).tolist()
+    scored: list[list[tuple[str, float]]] = [[] for _ in goals]
+    if candidates is not None and any(candidates):
+        scores = _score_candidates(model, tokenizer, encoder.last_hidden_state, attention_mask, candidates)
+        scored = [list(zip(tactics, totals)) for tactics, totals in zip(candidates, scores)]
+    sampled: list[list[tuple[str, float]]] = [[] for _ in goals]
+    if num_samples > 0 and sampler is not None:
+        sampled = sampler(goals, num_samples)
+    elif num_samples > 0:
+        torch.manual_seed(seed)
+        sampled = _generate(model, tokenizer, encoder, attention_mask, num_samples, temperature)
+    return BatchOutput([merge_tactics(s, c) for s, c in zip(sampled, scored)], values)

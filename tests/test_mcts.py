@@ -132,12 +132,21 @@ def test_progressive_sampling_counts(simulations: int) -> None:
     assert len(result.tree.root.edges) == expected
 
 
-def test_alphaprovers_defaults_sample_a_goal_once_in_a_small_search() -> None:
-    """With ps_c = 0.01, ps_alpha = 0.6 a second round needs 2155 visits: 300 simulations keep one."""
+def test_alphaprovers_constants_sample_a_goal_once_in_a_small_search() -> None:
+    """With AlphaProof's ps_c = 0.01, ps_alpha = 0.6 a second round needs 2155 visits: 300
+    simulations keep one (why our default is ps_c = 0.2)."""
     world = ChainWorld()
-    result = run_mcts(Goal("A", "A"), ChainEnv(), world, MCTSConfig(num_parallel=1),
+    result = run_mcts(Goal("A", "A"), ChainEnv(), world, MCTSConfig(num_parallel=1, ps_c=0.01),
                       Budget(max_simulations=300, max_seconds=30))
     assert world.root_rounds == [0] and result.stats.simulations == 300
+
+
+def test_our_defaults_sample_the_root_again_within_a_small_search() -> None:
+    """ps_c = 0.2, ps_alpha = 0.6: round k+1 once 0.2 · visits^0.6 >= k+1, i.e. at ~15, ~47, ~91
+    visits: 100 simulations give the root 4 rounds."""
+    world = ChainWorld()
+    run_mcts(Goal("A", "A"), ChainEnv(), world, MCTSConfig(num_parallel=1), Budget(max_simulations=100, max_seconds=30))
+    assert world.root_rounds == [0, 1, 2, 3]
 
 
 def test_a_goal_whose_tactics_all_failed_is_sampled_again() -> None:

@@ -12,7 +12,7 @@ from networks.checkpoint import load_checkpoint, save_checkpoint
 from networks.dataset import Example, batches, encode_examples
 from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
-from networks.sampling import evaluate_goals
+from networks.sampling import evaluate_goals, score_tactics, score_token_ids
 from networks.tokenizer import ProofTokenizer
 from networks.train import PretrainConfig, pretrain
 from search.evaluator import EvalRequest
@@ -111,6 +111,58 @@ def test_evaluator_caches_and_rounds_differ(trained) -> None:
     later = evaluator.evaluate([EvalRequest(EXAMPLES[0].goal, 8, 1)])
     assert evaluator.network_calls == 2
     assert set(t for t, _ in later[0].tactics) != set(t for t, _ in first[0].tactics)
+
+
+def test_score_tactics_is_the_sampled_logprob_and_penalises_overlong(trained) -> None:
+    model, tokenizer, _ = trained
+    goals = [e.goal for e in EXAMPLES]
+    out = evaluate_goals(model, tokenizer, goals, num_samples=6, seed=2)
+    scored = score_tactics(model, tokenizer, goals, [[e.tactic] for e in EXAMPLES])
+    matched = 0
+    for example, tactics, (teacher_forced,) in zip(EXAMPLES, out.tactics, scored):
+        sampled = dict(tactics).get(example.tactic)
+        if sampled is not None:  # memorised tactics are sampled along their own (trained) tokenization
+            matched += 1
+            assert sampled == pytest.approx(teacher_forced, abs=1e-4)
+    assert matched >= 7
+    long_tactic = "simpl; " * 40 + "lia."
+    length = len(tokenizer.encode_tactic(long_tactic, 10_000))
+    assert length > model.config.max_tactic_tokens
+    assert score_tactics(model, tokenizer, goals[:1], [[long_tactic]]) == [[-1e3 - length]]
+    ids = [tokenizer.encode_tactic("lia.", 99)]
+    assert score_token_ids(model, tokenizer, goals[:1], [ids])[0][0] == pytest.approx(
+        score_tactics(model, tokenizer, goals[:1], [["lia."]])[0][0], abs=1e-5)
+
+
+def test_shared_encoder_scorer_matches_the_reference(trained) -> None:
+    model, tokenizer, _ = trained
+    goals = [e.goal for e in EXAMPLES]
+    candidates = [[e.tactic for e in EXAMPLES[i:] + EXAMPLES[:i]][: 1 + i] for i in range(len(goals))]
+    reference = score_tactics(model, tokenizer, goals, candidates)
+    out = evaluate_goals(model, tokenizer, goals, num_samples=0, candidates=candidates)
+    for tactics, wanted, expected in zip(out.tactics, candidates, reference):
+        assert sorted(t for t, _ in tactics) == sorted(wanted)
+        got = dict(tactics)
+        assert all(abs(got[t] - lp) < 1e-4 for t, lp in zip(wanted, expected))
+
+
+def test_torch_evaluator_returns_candidates_and_keys_the_cache_on_them(trained) -> None:
+    model, tokenizer, _ = trained
+    evaluator = NetworkEvaluator(model, tokenizer)
+    assert evaluator.engine == "torch"
+    candidates = ("lia.", "split.", "ring.")
+    only = evaluator.evaluate([EvalRequest(EXAMPLES[0].goal, 0, 0, candidates)])[0]
+    assert sorted(t for t, _ in only.tactics) == sorted(candidates)
+    both = evaluator.evaluate([EvalRequest(EXAMPLES[0].goal, 6, 0, candidates)])[0]
+    names = [t for t, _ in both.tactics]
+    assert len(names) == len(set(names)) and set(candidates) <= set(names)
+    assert names[0] == "lia."  # memorised: sampled and listed, once, first
+    assert [lp for _, lp in both.tactics] == sorted((lp for _, lp in both.tactics), reverse=True)
+    assert evaluator.network_calls == 2
+    evaluator.evaluate([EvalRequest(EXAMPLES[0].goal, 6, 0, ("ring.", "split.", "lia."))])
+    assert evaluator.network_calls == 2 and evaluator.cache_hits == 1
+    evaluator.evaluate([EvalRequest(EXAMPLES[0].goal, 6, 0, ("ring.",))])
+    assert evaluator.network_calls == 3
 
 
 def test_pretrain_config_rejects_unknown_keys() -> None:

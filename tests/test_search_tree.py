@@ -240,7 +240,7 @@ def test_progressive_sampling_threshold() -> None:
     """expand again while expansions <= ps_c · visits^ps_alpha.
     AlphaProof's ps_c = 0.01, ps_alpha = 0.6: 0.01 · 2154^0.6 = 0.99988 < 1 ≤ 0.01 · 2155^0.6 = 1.00016,
     so a goal is sampled a second time at its 2155th visit (a third at its 6840th)."""
-    config = MCTSConfig()
+    config = MCTSConfig(ps_c=0.01, ps_alpha=0.6)
     assert not sampling_allowed(1, 2154, config) and sampling_allowed(1, 2155, config)
     assert not sampling_allowed(2, 6839, config) and sampling_allowed(2, 6840, config)
     small = MCTSConfig(ps_c=0.5, ps_alpha=0.5, max_expansions=3)  # 0.5·sqrt(v) >= 1 ⇔ v >= 4
@@ -287,5 +287,5 @@ def test_budget_and_config_validation() -> None:
     assert MCTSConfig.from_dict({"ps_c": 0.5}).ps_c == 0.5
     defaults = MCTSConfig()
     assert (defaults.pb_c_base, defaults.pb_c_init, defaults.prior_temperature, defaults.value_discount,
-            defaults.no_legal_actions_value, defaults.ps_c, defaults.ps_alpha) == (3200, 0.001, 200, 0.99, -40, 0.01, 0.6)
+            defaults.no_legal_actions_value, defaults.ps_c, defaults.ps_alpha) == (3200, 0.001, 4, 0.99, -40, 0.2, 0.6)
     assert math.isclose(Budget.from_dict({"max_seconds": 5}).max_seconds, 5.0)
