@@ -36,7 +36,7 @@ def _outcome_json(name: str, method: str, evaluator: str, outcome: SolveOutcome)
 def _print_outcome(name: str, record: dict) -> None:
     stats = record["stats"]
     if record["proved"]:
-        print(f"PROVED {name} (verified from scratch; axioms: {', '.join(record['axioms']) or 'none'})")
+        print(f"PROVED {name} (verified from scratch; axioms in its environment: {', '.join(record['axioms']) or 'none'})")
         print(record["proof"])
     else:
         print(f"NOT PROVED {name} within budget")
