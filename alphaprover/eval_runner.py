@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from alphaprover.eval_records import ProblemRecord, Status
-from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings, vocabulary_for
+from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.action_set import ActionMode
 from search.evaluator import Evaluator
@@ -44,8 +44,7 @@ class ProblemRunner:
         """One evaluator per (method, mode): a network cache never serves two methods."""
         key = (method, mode or action_mode(self._cfg))
         if key not in self._evaluators:
-            self._evaluators[key] = build_evaluator(self._cfg, method, key[1],
-                                                    vocabulary_for(self._cfg["backend"]))[0]
+            self._evaluators[key] = build_evaluator(self._cfg, method, key[1])[0]
         return self._evaluators[key]
 
     def _get_env(self) -> ProofEnv:

@@ -6,12 +6,15 @@ Bundled benchmarks have short names (`minif2f-rocq-valid`, `minif2f-rocq-dev`, `
 The **dev subset** `minif2f-rocq-dev` — every 8th problem of miniF2F-rocq valid by name, starting
 with the first (31 problems, 28 elaborate) — is for measuring only: no stage (pretraining,
 self-play, TTRL, tuning) may train or tune on it. `is_dev_problem` is the one test every problem
-source applies; `minif2f-rocq-train` is the other 213 valid problems, which later stages may use. A problem whose file cannot be parsed is kept
-as a `Problem` with an error, so an evaluation reports it instead of crashing.
+source applies; `minif2f-rocq-train` is the other 213 valid problems, which later stages may use.
+
+A problem whose file cannot be parsed is kept as a `Problem` with an error, so an evaluation
+reports it instead of crashing.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +46,7 @@ DEV_STRIDE = 8
 _SUBSETS = {"minif2f-rocq-dev": ("minif2f-rocq-valid", True), "minif2f-rocq-train": ("minif2f-rocq-valid", False)}
 
 
+@functools.cache
 def dev_problem_names() -> frozenset[str]:
     """Names of the dev subset's problems."""
     names = sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v"))

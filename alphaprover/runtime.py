@@ -62,13 +62,14 @@ def action_mode(cfg: dict[str, Any]) -> ActionMode:
         raise UsageError(str(error)) from None
 
 
-def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None = None,
-                    vocabulary: TacticVocabulary = COQ_VOCABULARY) -> tuple[Evaluator | None, str]:
-    """The evaluator for `method` under action mode `mode` (default: the config's), and a short
-    description of it."""
+def build_evaluator(cfg: dict[str, Any], method: Method,
+                    mode: ActionMode | None = None) -> tuple[Evaluator | None, str]:
+    """The evaluator for `method` under action mode `mode` (default: the config's), with the
+    tactic list of the configured backend's language, and a short description of it."""
     if method is Method.PORTFOLIO:
         return None, "none (portfolio)"
     mode = mode or action_mode(cfg)
+    vocabulary = vocabulary_for(cfg["backend"])
     if mode is ActionMode.FIXED:
         return action_evaluator(mode, None, vocabulary), "fixed tactic list (no network)"
     checkpoint = resolve_checkpoint(str(cfg["checkpoint"]))
@@ -125,4 +126,5 @@ def vocabulary_for(backend: dict[str, Any]) -> TacticVocabulary:
     return COQ_VOCABULARY if backend_language(backend) == "coq" else LEAN_VOCABULARY
 
 
-__all__ = ["EnvError", "action_mode", "build_env", "build_evaluator", "vocabulary_for", "build_settings", "resolve_theorem", "backend_language"]
+__all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_settings",
+           "resolve_theorem", "vocabulary_for"]

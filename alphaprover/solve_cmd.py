@@ -13,8 +13,7 @@ from omegaconf import DictConfig
 
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.play import run_play
-from alphaprover.runtime import (backend_language, build_env, build_evaluator, build_settings, resolve_theorem,
-                                 vocabulary_for)
+from alphaprover.runtime import backend_language, build_env, build_evaluator, build_settings, resolve_theorem
 from search.solve import SolveOutcome, solve
 from search.tree_html import write_tree_html
 
@@ -55,7 +54,7 @@ def run_solve(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     method, settings, budget = build_settings(plain)
     theorem = resolve_theorem(args.target, backend_language(plain["backend"]), args.header, args.name)
-    evaluator, description = build_evaluator(plain, method, vocabulary=vocabulary_for(plain["backend"]))
+    evaluator, description = build_evaluator(plain, method)
     run_dir = new_run_dir(plain["runs_dir"], "solve")
     save_config(cfg, run_dir)
     with build_env(plain["backend"]) as env:
@@ -81,15 +80,13 @@ def run_play_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     return 0 if session.verdict is not None and session.verdict.ok else 1
 
 
-_PRELUDE_TACTICS = {"lia": "Lia", "nia": "Lia", "lra": "Lra", "nra": "Psatz", "psatz": "Psatz",
-                    "field": "Field", "field_simplify": "Field"}
-
-
 def _prelude_tactics_used(header: str, script: str) -> list[str]:
     """Decision procedures in `script` whose module the header does not load (for the demo's
     note only: it reads the two texts, it decides nothing)."""
+    from lean_interface.coq.prelude import TACTIC_MODULES
+
     words = set(re.findall(r"[A-Za-z_]+", script))
-    return [tactic for tactic, module in _PRELUDE_TACTICS.items() if tactic in words and module not in header]
+    return [tactic for tactic, module in TACTIC_MODULES.items() if tactic in words and module not in header]
 
 
 def run_demo(args: argparse.Namespace, cfg: DictConfig, problems: Sequence[str]) -> int:
@@ -98,7 +95,7 @@ def run_demo(args: argparse.Namespace, cfg: DictConfig, problems: Sequence[str])
 
     plain = to_plain(cfg)
     method, settings, budget = build_settings(plain)
-    evaluator, description = build_evaluator(plain, method, vocabulary=vocabulary_for(plain["backend"]))
+    evaluator, description = build_evaluator(plain, method)
     run_dir = new_run_dir(plain["runs_dir"], "demo")
     save_config(cfg, run_dir)
     proved = 0

@@ -66,8 +66,7 @@ class NetworkEvaluator:
         "torch" with a one-line warning), "ct2-int8" or "torch". Float32 is the default because on
         our 7 M-parameter model int8 measured no faster (41.0 vs 41.5 ms/goal at K=16, 6.2× HF
         generate either way) while its log-probs drift by up to ~1 nat; int8 pays off on larger
-        models. `threads` (0 = library default) sets
-        both torch's and CTranslate2's intra-op threads. The CTranslate2 model is converted on
+        models. `threads` (0 = library default) sets both torch's and CTranslate2's intra-op threads. The CTranslate2 model is converted on
         first load and cached in `<cache_dir or directory>/ct2-<quantization>/`."""
         if engine is None:
             engine = "ct2-float32" if ctranslate2_available() else "torch"

@@ -199,19 +199,17 @@ def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequenc
     `sampler(goals, num_samples)` (e.g. the CTranslate2 engine) replaces `generate` if given."""
     if not goals:
         return BatchOutput([], [])
-    model.eval()
-    device = next(model.parameters()).device
-    input_ids, attention_mask = encode_goals(tokenizer, goals, model.config.max_goal_tokens, device)
-    encoder = model.encode(input_ids, attention_mask)
-    values = model.values(model.value_logits(encoder.last_hidden_state, attention_mask)).tolist()
+    states, attention_mask = _encoder_states(model, tokenizer, goals)
+    values = model.values(model.value_logits(states, attention_mask)).tolist()
     scored: list[list[tuple[str, float]]] = [[] for _ in goals]
     if candidates is not None and any(candidates):
-        scores = _score_candidates(model, tokenizer, encoder.last_hidden_state, attention_mask, candidates)
+        scores = _score_candidates(model, tokenizer, states, attention_mask, candidates)
         scored = [list(zip(tactics, totals)) for tactics, totals in zip(candidates, scores)]
     sampled: list[list[tuple[str, float]]] = [[] for _ in goals]
     if num_samples > 0 and sampler is not None:
         sampled = sampler(goals, num_samples)
     elif num_samples > 0:
         torch.manual_seed(seed)
-        sampled = _generate(model, tokenizer, encoder, attention_mask, num_samples, temperature)
+        sampled = _generate(model, tokenizer, BaseModelOutput(last_hidden_state=states), attention_mask, num_samples,
+                            temperature)
     return BatchOutput([merge_tactics(s, c) for s, c in zip(sampled, scored)], values)

@@ -26,6 +26,11 @@ DEFAULT_PRELUDE = ("Require Import Coq.micromega.Lia Coq.micromega.Lra Coq.micro
                    "Coq.setoid_ring.Ring Coq.setoid_ring.Field.")
 
 
+#: the tactics each prelude module provides (the demo uses it to say which came from the prelude)
+TACTIC_MODULES: dict[str, str] = {"lia": "Lia", "nia": "Lia", "lra": "Lra", "nra": "Psatz", "psatz": "Psatz",
+                                  "ring": "Ring", "ring_simplify": "Ring", "field": "Field", "field_simplify": "Field"}
+
+
 def with_prelude(prelude: str, header: str) -> str:
     """The text loaded before a statement: the prelude, then the theorem's own header."""
     prelude = prelude.strip()

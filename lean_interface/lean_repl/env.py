@@ -76,9 +76,14 @@ def _first_line(text: str) -> str:
     return next((line for line in text.splitlines() if line.strip()), text.strip()) or "error"
 
 
+def _indented(lines: Sequence[str]) -> str:
+    """`lines` as an indented Lean block (blank lines kept empty)."""
+    return "\n".join(f"  {line}" if line.strip() else "" for line in lines)
+
+
 def focused(text: str) -> str:
     """`text` as the block of one `focus` tactic: it sees the main goal only."""
-    return "focus\n" + "\n".join(f"  {line}" if line.strip() else "" for line in text.splitlines())
+    return "focus\n" + _indented(text.splitlines())
 
 
 def tactic_plan(ref: LeanGoalRef, text: str) -> tuple[str | None, str]:
@@ -122,7 +127,7 @@ def proof_command(statement: str, script: str) -> str:
     lines = script.strip("\n").splitlines()
     if len(lines) == 1:
         return f"{statement} := by {lines[0].strip()}"
-    return f"{statement} := by\n" + "\n".join(f"  {line}" if line.strip() else "" for line in lines)
+    return f"{statement} := by\n" + _indented(lines)
 
 
 def _command_problem(reply: dict[str, Any]) -> str | None:
