@@ -6,7 +6,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := coq libcoq-coquelicot libcoq-hammer chromium python3-venv
+APT_PACKAGES := coq libcoq-coquelicot libcoq-hammer libcoq-flocq libcoq-coqprime libcoq-bignums chromium python3-venv g++ ninja-build
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup system-deps python-deps demo test test-fast bench clean
@@ -16,7 +16,8 @@ setup: system-deps python-deps
 # Debian packages: Coq 8.16 (+ Coquelicot, CoqHammer) and Chromium for the HTML-view test.
 system-deps:
 	@if command -v coqtop >/dev/null && command -v chromium >/dev/null \
-	    && [ -d /usr/lib/ocaml/coq/user-contrib/Coquelicot ] && [ -d /usr/lib/ocaml/coq/user-contrib/Hammer ]; then \
+	    && [ -d /usr/lib/ocaml/coq/user-contrib/Coquelicot ] && [ -d /usr/lib/ocaml/coq/user-contrib/Hammer ] \
+	    && [ -d /usr/lib/ocaml/coq/user-contrib/Flocq ] && [ -d /usr/lib/ocaml/coq/user-contrib/Coqprime ]; then \
 	  echo "system deps present"; \
 	else \
 	  $(SUDO) apt-get update -qq && \

@@ -18,8 +18,12 @@ from typing import Sequence
 from tqdm import tqdm
 
 COQ_LIB = Path("/usr/lib/ocaml/coq")
-#: Default sources: the standard library (without Init, which needs -noinit) and Coquelicot.
-DEFAULT_ROOTS = (str(COQ_LIB / "theories"), str(COQ_LIB / "user-contrib" / "Coquelicot"))
+#: Default sources: the standard library (without Init, which needs -noinit) and the Debian Coq
+#: libraries written in plain Ltac over Reals/ZArith (Flocq, Coqprime, Bignums) plus Coquelicot
+#: (mostly ssreflect-style: pretraining filters those tactics, `networks.dataset.is_ssreflect_tactic`).
+#: Debian packages: libcoq-coquelicot libcoq-flocq libcoq-coqprime libcoq-bignums.
+DEFAULT_ROOTS = tuple(str(COQ_LIB / "theories") if name == "theories" else str(COQ_LIB / "user-contrib" / name)
+                      for name in ("theories", "Coquelicot", "Flocq", "Coqprime", "Bignums"))
 DEFAULT_EXCLUDE = ("theories/Init/",)
 
 

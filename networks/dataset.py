@@ -1,13 +1,19 @@
 """Tactic datasets: JSONL records `{goal, tactic, steps, source, lemma}` → padded tensor batches.
 
 `steps` is the number of tactics on the longest branch of the proof below the goal, this tactic
-included (≥ 1): the value target (V = −steps).
+included (≥ 1): the value target (V = −steps, `search.value_units`).
+
+Pretraining data is filtered and reweighted here: ssreflect-style tactics (Coquelicot's, the
+stdlib's `ssr/`) cannot run in the plain-Coq files we prove, so they are dropped
+(`is_ssreflect_tactic`); sources closer to competition mathematics (Reals, ZArith, Arith, ...)
+are repeated `source_weights` times per epoch (`reweight`).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -22,6 +28,7 @@ class Example:
     goal: str
     tactic: str
     steps: int
+    source: str = ""
 
 
 def read_examples(path: str | Path) -> list[Example]:
@@ -36,10 +43,40 @@ def read_examples(path: str | Path) -> list[Example]:
                 continue
             try:
                 row = json.loads(line)
-                examples.append(Example(row["goal"], row["tactic"], max(1, int(row["steps"]))))
+                examples.append(Example(row["goal"], row["tactic"], max(1, int(row["steps"])), str(row.get("source", ""))))
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 raise ValueError(f"{file}:{number}: not a {{goal, tactic, steps}} record") from None
     return examples
+
+
+#: ssreflect syntax that plain Coq does not parse (plain `move H after H'` is allowed).
+_SSR_PATTERNS = re.compile(
+    r"^\s*move\b(?!\s+\S+\s+(after|before|at)\b)"
+    r"|\b(case|elim|apply|exact|congr|have|suff|suffices|wlog)\s*:"
+    r"|//|/=|\brewrite\s+(/|-(?!>))|^\s*by\b|\bdone\b|\blast\s+first\b|\bfirst\s+last\b|\[:"
+    r"|^\s*(have|suff|suffices|wlog|congr|under|over)\b"
+)
+
+
+def is_ssreflect_tactic(tactic: str) -> bool:
+    """Whether `tactic` uses ssreflect syntax (`move=>`, `case:`, `//`, `rewrite /f`, `by`, ...).
+    `=>` counts only outside `fun`/`match` (where plain Coq uses it too)."""
+    if _SSR_PATTERNS.search(tactic):
+        return True
+    return "=>" in tactic and not re.search(r"\b(fun|match|λ)\b", tactic)
+
+
+def reweight(examples: Sequence[Example], source_weights: dict[str, float], seed: int) -> list[Example]:
+    """Each example repeated by the weight of the first `source_weights` key contained in its
+    source path (1 if none): weight w gives floor(w) copies plus one more with probability
+    frac(w), drawn with `seed`; a weight of 0 drops the source."""
+    rng = random.Random(seed)
+    out: list[Example] = []
+    for example in examples:
+        weight = next((w for key, w in source_weights.items() if key in example.source), 1.0)
+        copies = int(weight) + (rng.random() < weight - int(weight))
+        out.extend([example] * copies)
+    return out
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """Supervised pre-training of the prover network on extracted (goal, tactic, steps) data.
 
-AdamW with linear warm-up and cosine decay, gradient clipping, periodic evaluation on the valid
-file (tactic top-1 / top-K accuracy and value error), TensorBoard logs under `<out_dir>/tb`, and
-a resumable checkpoint (`<out_dir>/last`: weights + optimizer + step) plus the best one by valid
-top-K accuracy (`<out_dir>/best`). CPU by default, CUDA when present.
+AdamW with linear warm-up and cosine decay over `max_steps`, gradient clipping, TensorBoard logs
+under `<out_dir>/tb`, a resumable checkpoint `<out_dir>/last` (weights + optimizer + step + the
+position in the epoch's data order, so a resumed run sees exactly the batches it would have seen)
+and `<out_dir>/best`, the checkpoint with the lowest teacher-forced tactic loss on the whole
+validation file. Metrics: `networks.train_eval`. Data: ssreflect tactics dropped, sources
+reweighted (`networks.dataset`). CPU by default, CUDA when present.
 """
 
 from __future__ import annotations
@@ -14,21 +16,30 @@ import random
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Sequence
 
 import torch
 from tqdm import tqdm
 
 from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
-from networks.dataset import Example, batches, encode_examples, read_examples
+from networks.dataset import Example, batches, encode_examples, is_ssreflect_tactic, read_examples, reweight
 from networks.model import ProverModel, ProverModelConfig
-from networks.sampling import evaluate_goals
 from networks.tokenizer import ProofTokenizer
+from networks.train_eval import ValueBaseline, beam_exact_match, teacher_forced_metrics
+
+#: Sources closer to competition mathematics, repeated per epoch (path substring → weight).
+DEFAULT_SOURCE_WEIGHTS = {
+    "theories/Reals/": 3.0, "theories/ZArith/": 3.0, "theories/Arith/": 3.0, "theories/micromega/": 2.0,
+    "theories/NArith/": 2.0, "theories/PArith/": 2.0, "theories/QArith/": 2.0, "Coqprime": 2.0, "Flocq": 1.5,
+}
 
 
 @dataclass(frozen=True)
 class PretrainConfig:
-    """Everything a pre-training run needs; built from the Hydra `pretrain` config."""
+    """Everything a pre-training run needs; built from the Hydra `pretrain` config.
+
+    The learning-rate schedule is a function of `step` and `max_steps` only, so a resumed run
+    continues it exactly (keep `max_steps` when resuming); `max_minutes` only stops a session.
+    """
 
     train_file: str
     valid_file: str
@@ -40,12 +51,17 @@ class PretrainConfig:
     weight_decay: float = 0.01
     warmup_steps: int = 200
     max_steps: int = 20000
-    max_minutes: float = 0.0  # 0 = no time limit
+    max_minutes: float = 0.0  # 0 = no time limit for this session
+    session_steps: int = 0  # 0 = no limit; else stop this session after that many steps
     value_weight: float = 0.1
     grad_clip: float = 1.0
-    eval_every: int = 500
+    eval_every: int = 1000
+    save_every: int = 200
     eval_examples: int = 256
-    eval_samples: int = 8
+    eval_beams: int = 8
+    drop_ssreflect: bool = True
+    source_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SOURCE_WEIGHTS))
+    init_from: str = ""  # start a NEW run from this checkpoint's weights and tokenizer (fine-tuning)
     seed: int = 0
     resume: bool = True
     threads: int = 0  # 0 = torch default
@@ -59,6 +75,8 @@ class PretrainConfig:
         values = dict(data)
         if isinstance(values.get("model"), dict):
             values["model"] = ProverModelConfig.from_dict(values["model"])
+        if values.get("source_weights") is not None:
+            values["source_weights"] = {str(k): float(v) for k, v in dict(values["source_weights"]).items()}
         return cls(**values)
 
 
@@ -70,30 +88,11 @@ def learning_rate(step: int, cfg: PretrainConfig) -> float:
     return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def _normalise(tactic: str) -> str:
-    return " ".join(tactic.split()).rstrip(".")
-
-
-@torch.no_grad()
-def evaluate(model: ProverModel, tokenizer: ProofTokenizer, examples: Sequence[Example], samples: int,
-             seed: int = 0, batch_size: int = 16) -> dict[str, float]:
-    """top1: the most likely of the K samples equals the reference tactic; topk: the reference is
-    among the K distinct samples; value_mae: |predicted steps − true steps|; policy_loss: mean
-    teacher-forced token cross-entropy."""
-    model.eval()
-    top1 = topk = 0
-    value_error = 0.0
-    for start in range(0, len(examples), batch_size):
-        chunk = examples[start : start + batch_size]
-        out = evaluate_goals(model, tokenizer, [e.goal for e in chunk], samples, temperature=1.0, seed=seed + start)
-        for example, tactics, value in zip(chunk, out.tactics, out.values):
-            reference = _normalise(example.tactic)
-            names = [_normalise(t) for t, _ in tactics]
-            top1 += bool(names) and names[0] == reference
-            topk += reference in names
-            value_error += abs(-value - example.steps)
-    n = max(1, len(examples))
-    return {"top1": top1 / n, "topk": topk / n, "value_mae": value_error / n}
+def prepare_examples(examples: list[Example], cfg: PretrainConfig, training: bool) -> list[Example]:
+    """Drop ssreflect tactics (train and valid alike); reweight sources (training only)."""
+    if cfg.drop_ssreflect:
+        examples = [e for e in examples if not is_ssreflect_tactic(e.tactic)]
+    return reweight(examples, cfg.source_weights, cfg.seed) if training else examples
 
 
 def _device() -> torch.device:
@@ -106,10 +105,11 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         torch.set_num_threads(cfg.threads)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    train_examples = read_examples(cfg.train_file)
-    valid_examples = read_examples(cfg.valid_file)
+    raw_train = read_examples(cfg.train_file)
+    train_examples = prepare_examples(raw_train, cfg, training=True)
+    valid_examples = prepare_examples(read_examples(cfg.valid_file), cfg, training=False)
     rng = random.Random(cfg.seed)
-    eval_set = rng.sample(valid_examples, min(cfg.eval_examples, len(valid_examples)))
+    exact_match_set = rng.sample(valid_examples, min(cfg.eval_examples, len(valid_examples)))
     device = _device()
     torch.manual_seed(cfg.seed)
 
@@ -118,18 +118,26 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
     if cfg.resume and is_checkpoint(last) and state_path.is_file():
         model, tokenizer, _ = load_checkpoint(last, device)
         state = torch.load(state_path, map_location=device, weights_only=False)
+    elif cfg.init_from:
+        model, tokenizer, _ = load_checkpoint(cfg.init_from, device)
+        state = None
     else:
         tokenizer = ProofTokenizer.train((t for e in train_examples for t in (e.goal, e.tactic)), cfg.vocab_size)
         model_cfg = ProverModelConfig.from_dict({**cfg.model.to_dict(), "vocab_size": tokenizer.vocab_size})
         model = ProverModel(model_cfg).to(device)
         state = None
     model.train()
-    encoded = encode_examples(train_examples, tokenizer, model.config.max_goal_tokens, model.config.max_tactic_tokens)
+    limits = (model.config.max_goal_tokens, model.config.max_tactic_tokens)
+    encoded = encode_examples(train_examples, tokenizer, *limits)
+    encoded_valid = encode_examples(valid_examples, tokenizer, *limits)
+    baseline = ValueBaseline.fit([e.steps for e in raw_train], model.config.num_value_bins)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    step, best, epoch = 0, -1.0, 0
+    step, best, epoch, batch_in_epoch = 0, math.inf, 0, 0
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
-        step, best, epoch = state["step"], state["best"], state["epoch"]
+        step, epoch = state["step"], state["epoch"]
+        best = state.get("best_policy_loss", math.inf)
+        batch_in_epoch = state.get("batch_in_epoch", 0)
 
     from torch.utils.tensorboard import SummaryWriter
 
@@ -140,29 +148,38 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
 
     def checkpoint(kind: str) -> None:
         meta = {"step": step, "epoch": epoch, "metrics": metrics, "config": _jsonable(cfg),
-                "train_examples": len(train_examples), "valid_examples": len(valid_examples)}
+                "train_examples": len(encoded), "valid_examples": len(encoded_valid),
+                "value_baseline_median_steps": baseline.median_steps}
         save_checkpoint(out / kind, model, tokenizer, meta)
         if kind == "last":
-            torch.save({"optimizer": optimizer.state_dict(), "step": step, "best": best, "epoch": epoch},
-                       out / kind / "training_state.pt")
+            torch.save({"optimizer": optimizer.state_dict(), "step": step, "best_policy_loss": best,
+                        "epoch": epoch, "batch_in_epoch": batch_in_epoch}, out / kind / "training_state.pt")
 
     def evaluate_and_save() -> None:
-        """Valid metrics to TensorBoard; `best` when top-K improves; `last` always."""
+        """Valid metrics to TensorBoard; `best` when the teacher-forced tactic loss improves."""
         nonlocal metrics, best
-        metrics = evaluate(model, tokenizer, eval_set, cfg.eval_samples, cfg.seed)
+        metrics = teacher_forced_metrics(model, encoded_valid, tokenizer.pad_id, baseline)
+        metrics.update(beam_exact_match(model, tokenizer, exact_match_set, cfg.eval_beams))
         model.train()
         for name, value in metrics.items():
             writer.add_scalar(f"valid/{name}", value, step)
-        if metrics["topk"] > best:
-            best = metrics["topk"]
+        bar.write(f"step {step}: " + ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
+        if metrics["policy_loss"] < best:
+            best = metrics["policy_loss"]
             checkpoint("best")
         checkpoint("last")
 
+    session_start_step = step
+
     def out_of_time() -> bool:
+        if cfg.session_steps and step - session_start_step >= cfg.session_steps:
+            return True
         return cfg.max_minutes > 0 and time.monotonic() - started > 60 * cfg.max_minutes
 
     while step < cfg.max_steps and not out_of_time():
-        for batch in batches(encoded, cfg.batch_size, tokenizer.pad_id, seed=cfg.seed + epoch):
+        for index, batch in enumerate(batches(encoded, cfg.batch_size, tokenizer.pad_id, seed=cfg.seed + epoch)):
+            if index < batch_in_epoch:
+                continue  # resumed mid-epoch: these batches were trained on before the stop
             if step >= cfg.max_steps or out_of_time():
                 break
             batch = {k: v.to(device) for k, v in batch.items()}
@@ -174,21 +191,27 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
             optimizer.step()
             step += 1
+            batch_in_epoch = index + 1
             bar.update(1)
             if step % 20 == 0:
                 writer.add_scalar("train/loss", losses["loss"].item(), step)
                 writer.add_scalar("train/policy_loss", losses["policy_loss"].item(), step)
                 writer.add_scalar("train/value_loss", losses["value_loss"].item(), step)
                 writer.add_scalar("train/lr", learning_rate(step, cfg), step)
-                bar.set_postfix(policy=f"{losses['policy_loss'].item():.3f}", value=f"{losses['value_loss'].item():.3f}")
+                writer.add_scalar("train/epoch", epoch, step)
+                bar.set_postfix(policy=f"{losses['policy_loss'].item():.3f}", value=f"{losses['value_loss'].item():.3f}",
+                                epoch=epoch)
             if step % cfg.eval_every == 0:
                 evaluate_and_save()
+            elif step % cfg.save_every == 0:
+                checkpoint("last")
         else:
             epoch += 1
+            batch_in_epoch = 0
     evaluate_and_save()
     writer.close()
     bar.close()
-    (out / "metrics.json").write_text(json.dumps({"step": step, **metrics}, indent=2), encoding="utf-8")
+    (out / "metrics.json").write_text(json.dumps({"step": step, "epoch": epoch, **metrics}, indent=2), encoding="utf-8")
     return {"step": float(step), **metrics}
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+from search.value_units import UNPROVED_STEPS
+
 T = TypeVar("T")
 
 
@@ -98,7 +100,7 @@ class MCTSConfig:
     value_discount: float = 0.99
     c_and: float = 1.0
     unvisited_penalty: float = 0.5
-    no_legal_actions_value: float = -40.0
+    no_legal_actions_value: float = -float(UNPROVED_STEPS)
     ps_c: float = 0.2
     ps_alpha: float = 0.6
     max_expansions: int = 8

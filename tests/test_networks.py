@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from networks.checkpoint import load_checkpoint, save_checkpoint
-from networks.dataset import Example, batches, encode_examples
+from networks.dataset import Example, batches, encode_examples, is_ssreflect_tactic, reweight
 from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import evaluate_goals, score_tactics, score_token_ids
@@ -178,11 +178,47 @@ def test_pretrain_runs_logs_and_resumes(tmp_path: Path) -> None:
                                         "lemma": "l"}) + "\n" for e in EXAMPLES * 4), encoding="utf-8")
     base = {"train_file": str(data), "valid_file": str(data), "out_dir": str(tmp_path / "run"),
             "model": {**TINY.to_dict()}, "vocab_size": 300, "batch_size": 8, "warmup_steps": 2,
-            "max_steps": 6, "eval_every": 3, "eval_examples": 4, "eval_samples": 2}
+            "max_steps": 6, "eval_every": 3, "eval_examples": 4, "eval_beams": 2}
     first = pretrain(PretrainConfig.from_dict(base))
-    assert first["step"] == 6 and 0 <= first["top1"] <= 1
+    assert first["step"] == 6 and 0 <= first["top1"] <= first["topk"] <= 1
+    assert first["policy_loss"] > 0 and first["value_mae_constant"] >= 0
     assert list((tmp_path / "run" / "tb").glob("events.out.tfevents.*"))
     resumed = pretrain(PretrainConfig.from_dict({**base, "max_steps": 9}))
     assert resumed["step"] == 9  # continued from step 6, not from 0
     meta = json.loads((tmp_path / "run" / "last" / "config.json").read_text())["metadata"]
     assert meta["step"] == 9
+
+
+def test_resumed_pretraining_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    """Stopping mid-epoch and resuming sees the same batches with the same learning rates: the
+    weights equal those of one uninterrupted run (dropout 0, CPU, same seed)."""
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"goal": e.goal, "tactic": e.tactic, "steps": e.steps, "source": "t"}) + "\n"
+                            for e in EXAMPLES * 5), encoding="utf-8")
+    base = {"train_file": str(data), "valid_file": str(data), "model": {**TINY.to_dict()}, "vocab_size": 300,
+            "batch_size": 8, "warmup_steps": 2, "max_steps": 11, "eval_every": 100, "save_every": 100,
+            "eval_examples": 2, "eval_beams": 2, "source_weights": {}}
+    pretrain(PretrainConfig.from_dict({**base, "out_dir": str(tmp_path / "once")}))
+    split = {**base, "out_dir": str(tmp_path / "split")}
+    pretrain(PretrainConfig.from_dict({**split, "session_steps": 7}))  # stops mid-epoch (5 batches/epoch)
+    state = torch.load(tmp_path / "split" / "last" / "training_state.pt", weights_only=False)
+    assert (state["step"], state["epoch"], state["batch_in_epoch"]) == (7, 1, 2)
+    pretrain(PretrainConfig.from_dict(split))
+    once, _, _ = load_checkpoint(tmp_path / "once" / "last")
+    resumed, _, _ = load_checkpoint(tmp_path / "split" / "last")
+    for (name, a), (_, b) in zip(once.state_dict().items(), resumed.state_dict().items()):
+        assert torch.allclose(a, b, atol=1e-6), name
+
+
+def test_ssreflect_filter_and_source_weights() -> None:
+    ssreflect = ["move=> x y.", "case: H => [a b].", "rewrite /f addnC //.", "by apply: H.", "done.",
+                 "have -> : x = y.", "elim: n => [|n IH] //=.", "rewrite -H."]
+    plain = ["intros x y.", "destruct H as [a b].", "rewrite <- H.", "apply (fun x => x).", "lia.",
+             "move H after H0.", "match goal with H : _ |- _ => idtac end.", "rewrite !Rmult_1_l.",
+             "assert (H : x = y) by lia."]
+    assert all(is_ssreflect_tactic(t) for t in ssreflect), [t for t in ssreflect if not is_ssreflect_tactic(t)]
+    assert not any(is_ssreflect_tactic(t) for t in plain), [t for t in plain if is_ssreflect_tactic(t)]
+    examples = [Example("g", "t", 1, "theories/Reals/Rbase.v"), Example("g", "t", 1, "theories/Lists/List.v"),
+                Example("g", "t", 1, "Coquelicot/Hierarchy.v")]
+    weighted = reweight(examples, {"theories/Reals/": 3.0, "Coquelicot": 0.0}, seed=0)
+    assert [e.source for e in weighted] == ["theories/Reals/Rbase.v"] * 3 + ["theories/Lists/List.v"]
