@@ -1,4 +1,4 @@
-"""The `alphaprover` command line: solve | play | eval | extract | pretrain | demo.
+"""The `alphaprover` command line: solve | play | eval | extract | pretrain | train | demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
 in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     pretrain = sub.add_parser("pretrain", help="supervised training (configs/pretrain.yaml)")
     pretrain.add_argument("overrides", nargs="*")
 
+    train = sub.add_parser("train", help="self-play RL: actors, replay buffer, learner (configs/train.yaml)")
+    train.add_argument("overrides", nargs="*")
+
     demo = sub.add_parser("demo", help="solve a few bundled miniF2F problems with the shipped model")
     demo.add_argument("--tree-html", default="runs/demo/tree.html")
     demo.add_argument("overrides", nargs="*")
@@ -140,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _extract(args)
         if args.command == "pretrain":
             return _pretrain(load_config("pretrain", list(args.overrides)))
+        if args.command == "train":
+            from alphaprover.train_cmd import run_train
+
+            return run_train(load_config("train", list(args.overrides)))
     except (UsageError, EnvError, ValueError, FileNotFoundError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"alphaprover: error: {message}", file=sys.stderr)

@@ -38,6 +38,14 @@ def register_defaults() -> None:
         "best_first": asdict(BestFirstConfig()),
         "portfolio": {"tactics": list(PortfolioConfig().tactics)},
     })
+    from selfplay.learner import LearnerConfig
+    from selfplay.loop import SelfPlayConfig
+    from selfplay.matchmaker import MatchmakerConfig
+    from selfplay.actor import ActorConfig
+
+    defaults = asdict(SelfPlayConfig(run_dir="???", checkpoint="???"))
+    defaults.update(learner=asdict(LearnerConfig()), matchmaker=asdict(MatchmakerConfig()), actor=asdict(ActorConfig()))
+    store.store(name="selfplay_defaults", node=defaults)
     pretrain = asdict(PretrainConfig(train_file="???", valid_file="???", out_dir="???"))
     pretrain["model"] = asdict(ProverModelConfig())
     store.store(name="pretrain_defaults", node=pretrain)

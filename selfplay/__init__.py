@@ -1,6 +1,10 @@
-"""Self-play RL (actors → replay buffer → learner), the next stage after supervised pre-training.
+"""Self-play RL: actors search, episodes stream into a replay buffer, a learner trains and
+publishes weights the actors pick up (docs/ARCHITECTURE.md §Self-play).
 
-Not built yet: see docs/ARCHITECTURE.md §Parts. The pieces it will reuse exist: `search.mcts.run_mcts` (actors),
-the (goal, tactic, steps-to-go) record format of `lean_interface.coq.proof_replay` and
-`networks.dataset` (replay data), and `networks.train` (the learner).
+Plain classes, each testable alone: `actor.Actor` (one attempt → one `episode.Episode`, records
+from `targets`), `replay_buffer.ReplayBuffer` (fsynced append-only shards, dedup window,
+`MixedSampler`), `learner.Learner` (torch or DeepSpeed; numbered published weights),
+`matchmaker.Matchmaker` (AlphaProof's problem weights, adaptive budgets, disproof attempts via
+`negation.negate`), `loop.SelfPlay` (the driver). `ray_workers` is the thin Ray layer;
+`alphaprover train` the command.
 """

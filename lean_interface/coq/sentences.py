@@ -34,7 +34,7 @@ def strip_comments(text: str) -> str:
     i, n, depth = 0, len(text), 0
     while i < n:
         if depth == 0 and text[i] == '"':
-            j = _string_end(text, i)
+            j = string_end(text, i)
             out.append(text[i:j])
             i = j
         elif text.startswith("(*", i):
@@ -54,7 +54,7 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def _string_end(text: str, start: int) -> int:
+def string_end(text: str, start: int) -> int:
     """Index just past the string literal opening at `start` (`""` escapes a quote)."""
     i = start + 1
     while True:
@@ -79,7 +79,7 @@ def split_sentences(text: str) -> list[Sentence]:
         if depth == 0 and ch == '"':
             if start is None:
                 start = i
-            i = _string_end(text, i)
+            i = string_end(text, i)
             continue
         if text.startswith("(*", i):
             depth += 1

@@ -1,0 +1,173 @@
+"""`alphaprover train`: self-play RL from a checkpoint (selfplay/, docs/ARCHITECTURE.md §Self-play).
+
+Builds the problem sources (dev subset refused), the supervised mix, the actors (`actors=0`: one
+in-process actor, no Ray; else Ray actors, local on 127.0.0.1 or attached via `ray_address`),
+and runs `selfplay.loop.SelfPlay` with a progress line and TensorBoard logs under
+`<run_dir>/tb`. The composed config is saved as `<run_dir>/config.yaml`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from pathlib import Path
+from typing import Any, Sequence
+
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from alphaprover.config import UsageError, save_config, to_plain
+from alphaprover.problems import is_dev_problem, load_benchmark
+from alphaprover.runtime import action_mode, build_env, build_settings, resolve_checkpoint, vocabulary_for
+from search.action_set import ActionMode, action_evaluator
+from selfplay.actor import Actor, ActorConfig, SourceProblem
+from selfplay.episode import TrainingRecord
+from selfplay.loop import InlineActors, SelfPlay, SelfPlayConfig
+
+log = logging.getLogger(__name__)
+
+#: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
+_CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "threads", "backend",
+             "budget", "mcts", "best_first", "portfolio", "method", "actor")
+
+
+def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
+    """Problems of each source that parse, as `source/name` ids; dev-subset problems are refused
+    (a source that contains one is a usage error: the dev subset is for measuring only)."""
+    problems: list[SourceProblem] = []
+    for spec in specs:
+        source = Path(spec).name or spec
+        try:
+            loaded = load_benchmark(spec)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        dev = [p.name for p in loaded if is_dev_problem(p.name)]
+        if dev:
+            raise UsageError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
+                             "the dev subset is for measuring only")
+        problems.extend(SourceProblem(f"{source}/{p.name}", source, p.theorem) for p in loaded if p.theorem is not None)
+    if not problems:
+        raise UsageError("no problems in the configured sources")
+    return problems
+
+
+def load_supervised(path: str) -> list[TrainingRecord]:
+    """The supervised records mixed into learner batches (ssreflect tactics dropped)."""
+    if not path:
+        return []
+    from networks.dataset import is_ssreflect_tactic, read_examples
+
+    file = Path(path)
+    if not file.is_file():
+        print(f"warning: {file} not found (run `alphaprover extract`); learner trains on replay only")
+        return []
+    return [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in read_examples(file)
+            if not is_ssreflect_tactic(e.tactic)]
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluatorRecipe:
+    """Picklable: builds an actor's evaluator from a published checkpoint directory."""
+
+    mode: str
+    language_backend: dict
+    temperature: float
+    seed: int
+    threads: int
+    engine: str | None
+
+    def __call__(self, checkpoint: Path):
+        from networks.evaluator import NetworkEvaluator
+
+        mode = ActionMode.parse(self.mode)
+        vocabulary = vocabulary_for(self.language_backend)
+        if mode is ActionMode.FIXED:
+            return action_evaluator(mode, None, vocabulary)
+        network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
+                                                   threads=self.threads, engine=self.engine)
+        return action_evaluator(mode, network, vocabulary)
+
+
+@dataclasses.dataclass(frozen=True)
+class ActorRecipe:
+    """Picklable: builds actor `name` (inside a Ray worker, or in this process)."""
+
+    name: str
+    problems: tuple[SourceProblem, ...]
+    backend: dict
+    search: dict
+    evaluator: EvaluatorRecipe
+    weights_dir: str
+    actor: dict
+    seed: int
+
+    def __call__(self) -> Actor:
+        _, settings, _ = build_settings(self.search)
+        return Actor(self.name, {p.id: p for p in self.problems}, lambda: build_env(self.backend), self.evaluator,
+                     settings, self.weights_dir, ActorConfig.from_dict(self.actor), seed=self.seed)
+
+
+def run_train(cfg: DictConfig) -> int:
+    plain = to_plain(cfg)
+    settings_dict = {k: v for k, v in plain.items() if k not in _CLI_KEYS}
+    settings_dict["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
+    try:
+        settings = SelfPlayConfig.from_dict(settings_dict)
+        ActorConfig.from_dict(plain.get("actor") or {})
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"bad train config: {error}") from None
+    build_settings({**plain, "method": "mcts"})  # validates the search config before anything starts
+    mode = action_mode(plain)
+    problems = load_sources(list(plain["sources"]))
+    run_dir = Path(settings.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir)
+    supervised = load_supervised(str(plain.get("supervised_file") or ""))
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / "tb"))
+    try:
+        selfplay = SelfPlay(settings, problems, supervised, writer=writer)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    evaluator = EvaluatorRecipe(mode.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
+                                int(plain["threads"]), plain.get("engine"))
+    search = {**plain, "method": "mcts"}
+
+    def recipe(index: int) -> ActorRecipe:
+        return ActorRecipe(f"actor-{index}", tuple(problems), plain["backend"], search, evaluator,
+                           str(run_dir / "weights"), plain.get("actor") or {}, int(plain["seed"]) + 1000 * index)
+
+    if settings.actors == 0:
+        pool = InlineActors(recipe(0)())
+    else:
+        from selfplay.ray_workers import RayActors
+
+        pool = RayActors(settings.actors, recipe, address=str(plain.get("ray_address") or ""))
+    print(f"self-play: {len(problems)} problems from {', '.join(plain['sources'])}; {settings.actors} actor(s); "
+          f"learner {settings.learner.engine} at step {selfplay.learner.step}, weights v{selfplay.learner.version}; "
+          f"buffer {len(selfplay.buffer)} records from {selfplay.buffer.episodes} episodes; run dir {run_dir}")
+    bar = tqdm(desc="self-play", unit="episode")
+
+    def show(driver: SelfPlay) -> None:
+        progress = driver.progress
+        bar.update(1)
+        bar.set_postfix(proofs=progress.proofs, disproofs=progress.disproofs, buffer=len(driver.buffer),
+                        version=driver.learner.version, steps=driver.learner.step, eps=f"{progress.rate():.3f}/s")
+
+    progress = selfplay.run(pool, on_progress=show)
+    bar.close()
+    writer.close()
+    summary = {"episodes": progress.episodes, "proofs": progress.proofs, "disproofs": progress.disproofs,
+               "errors": progress.errors, "lost_attempts": progress.lost_attempts,
+               "learner_steps": progress.learner_steps, "weights_version": selfplay.learner.version,
+               "buffer_records": len(selfplay.buffer), "episodes_total": selfplay.buffer.episodes,
+               "episodes_per_second": round(progress.rate(), 4)}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    print(json.dumps(summary))
+    return 0
+
+
+__all__ = ["ActorRecipe", "EvaluatorRecipe", "load_sources", "load_supervised", "run_train"]

@@ -1,0 +1,130 @@
+"""The actor: searches one attempt with the latest published weights and returns an Episode.
+
+A plain class (`selfplay.ray_workers` wraps it for Ray). Before each attempt it looks at
+`<run_dir>/weights/LATEST` and reloads the evaluator when a newer version was published, so
+every episode says which weights found it. The attempt runs the same `search.solve.solve` as
+`alphaprover solve`: a proof counts only once the backend's kernel check and axiom audit accept
+it. A disproof attempt searches the negated statement (`selfplay.negation.negate`).
+
+Failures are values: a statement that does not elaborate, or anything else that goes wrong in one
+attempt, becomes an ERROR episode (the run goes on); a crashed prover process costs one failed
+tactic inside the env and never an episode.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Callable, Mapping
+
+from lean_interface.api import EnvError, ProofEnv, Theorem
+from search.config import Budget
+from search.evaluator import Evaluator
+from search.solve import Method, SearchSettings, solve
+from selfplay.episode import Episode, Outcome
+from selfplay.learner import latest_weights
+from selfplay.matchmaker import Attempt
+from selfplay.negation import negate
+from selfplay.targets import episode_records
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SourceProblem:
+    """A self-play problem: its id (`source/name`), source and theorem."""
+
+    id: str
+    source: str
+    theorem: Theorem
+
+
+@dataclass(frozen=True)
+class ActorConfig:
+    """Hydra `train.actor`: which goals get value targets."""
+
+    min_visits_for_value: int = 2
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ActorConfig":
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown actor config keys: {', '.join(unknown)}")
+        return cls(**data)
+
+
+EvaluatorFactory = Callable[[Path], Evaluator]
+
+
+class Actor:
+    """Runs attempts; owns one env and one evaluator (rebuilt when new weights appear)."""
+
+    def __init__(self, name: str, problems: Mapping[str, SourceProblem], env_factory: Callable[[], ProofEnv],
+                 evaluator_factory: EvaluatorFactory, settings: SearchSettings, weights_dir: str | Path,
+                 config: ActorConfig | None = None, seed: int = 0) -> None:
+        self.name = name
+        self.problems = problems
+        self.env = env_factory()
+        self.evaluator_factory = evaluator_factory
+        self.settings = settings
+        self.weights_dir = Path(weights_dir)
+        self.config = config or ActorConfig()
+        self.rng = random.Random(seed)
+        self.version = -1
+        self.evaluator: Evaluator | None = None
+
+    def refresh_weights(self) -> int:
+        """Load the newest published weights if they are newer than ours; return our version."""
+        latest = latest_weights(self.weights_dir)
+        if latest is None:
+            raise RuntimeError(f"no published weights in {self.weights_dir}")
+        version, path = latest
+        if version != self.version:
+            self.evaluator = self.evaluator_factory(path)
+            self.version = version
+            log.info("%s: weights version %d", self.name, version)
+        return self.version
+
+    def play(self, attempt: Attempt) -> Episode:
+        """One attempt → one Episode (never raises for a problem's sake)."""
+        problem = self.problems.get(attempt.problem)
+        if problem is None:
+            return self._error(attempt, "", f"unknown problem {attempt.problem}", 0.0)
+        started = time.monotonic()
+        try:
+            self.refresh_weights()
+            theorem = negate(problem.theorem) if attempt.disprove else problem.theorem
+            budget = Budget(max_simulations=attempt.max_simulations, max_seconds=attempt.max_seconds)
+            outcome = solve(theorem, self.env, self.evaluator, Method.MCTS, self.settings, budget, self.rng)
+        except (EnvError, ValueError) as error:
+            return self._error(attempt, problem.source, str(error).splitlines()[0] if str(error) else "error",
+                               time.monotonic() - started)
+        except Exception as error:  # noqa: BLE001 - one bad attempt must not end a run
+            log.exception("%s: attempt on %s failed", self.name, attempt.problem)
+            return self._error(attempt, problem.source, f"{type(error).__name__}: {error}", time.monotonic() - started)
+        if outcome.incident:
+            log.error("%s: soundness incident on %s: %s", self.name, attempt.problem, outcome.incident)
+        records = episode_records(outcome.tree, problem.source, self.config.min_visits_for_value) \
+            if outcome.tree is not None else []
+        if not outcome.proved:
+            # the root was not verified: its own records must not say "proved"
+            root_text = outcome.tree.root.goal.text if outcome.tree is not None else None
+            records = [r for r in records if r.goal != root_text or r.tactic is None]
+        return Episode(
+            problem=attempt.problem, source=problem.source, disprove=attempt.disprove,
+            outcome=Outcome.PROVED if outcome.proved else Outcome.FAILED, proof=outcome.script,
+            records=tuple(records), weights_version=self.version, simulations=outcome.stats.simulations,
+            seconds=time.monotonic() - started, actor=self.name, error=outcome.incident,
+        )
+
+    def _error(self, attempt: Attempt, source: str, message: str, seconds: float) -> Episode:
+        return Episode(problem=attempt.problem, source=source, disprove=attempt.disprove, outcome=Outcome.ERROR,
+                       weights_version=self.version, seconds=seconds, actor=self.name, error=message)
+
+    def close(self) -> None:
+        close = getattr(self.env, "close", None)
+        if callable(close):
+            close()

@@ -1,0 +1,236 @@
+"""The learner: trains the prover network on replay batches and publishes numbered weights.
+
+Loss = the pretraining loss (tactic cross-entropy on records with a tactic + value_weight × value
+cross-entropy on every record), on batches drawn by a `MixedSampler` (replay + supervised data).
+Engines: `torch` (AdamW, any device) or `deepspeed` (ZeRO stage 1/2 with DeepSpeed's optimizer;
+on CPU here, with a one-process gloo group; on a GPU cluster unchanged).
+
+Files under `<run_dir>`:
+  learner/            the resumable state: weights + tokenizer + `learner_state.pt`
+                      (optimizer, step, version); rewritten every `checkpoint_every` steps.
+  weights/v000007/    a published checkpoint (+ its CTranslate2 copy, converted here so actors
+                      never convert concurrently); `weights/LATEST` names the newest, written
+                      atomically after the directory is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Sequence
+
+import torch
+from torch.nn import functional as F
+
+from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
+from networks.model import ProverModel
+from networks.tokenizer import ProofTokenizer
+from selfplay.episode import TrainingRecord
+
+ENGINES = ("torch", "deepspeed")
+
+
+@dataclass(frozen=True)
+class LearnerConfig:
+    """Learner settings (Hydra `train.learner`)."""
+
+    engine: str = "torch"
+    batch_size: int = 32
+    lr: float = 3e-4
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0
+    value_weight: float = 0.1
+    replay_fraction: float = 0.5
+    publish_every: int = 50
+    checkpoint_every: int = 50
+    zero_stage: int = 1
+    threads: int = 0
+    quantization: str = "float32"  # the engine copy published beside each version ("" = none)
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(f"learner engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
+        if not 0.0 <= self.replay_fraction <= 1.0:
+            raise ValueError("replay_fraction must be within [0, 1]")
+        if self.batch_size < 1 or self.publish_every < 1 or self.checkpoint_every < 1:
+            raise ValueError("batch_size, publish_every and checkpoint_every must be >= 1")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "LearnerConfig":
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown learner config keys: {', '.join(unknown)}")
+        return cls(**data)
+
+
+def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer, model: ProverModel
+                    ) -> dict[str, torch.Tensor]:
+    """Padded tensors; a value-only record's label row is all −100 (no tactic loss)."""
+    cfg = model.config
+    goals = [tokenizer.encode_goal(r.goal, cfg.max_goal_tokens) for r in records]
+    tactics = [tokenizer.encode_tactic(r.tactic, cfg.max_tactic_tokens) if r.tactic else [] for r in records]
+    input_ids = torch.full((len(records), max(len(g) for g in goals)), tokenizer.pad_id, dtype=torch.long)
+    labels = torch.full((len(records), max(1, max(len(t) for t in tactics))), -100, dtype=torch.long)
+    for row, (goal, tactic) in enumerate(zip(goals, tactics)):
+        input_ids[row, : len(goal)] = torch.tensor(goal)
+        if tactic:
+            labels[row, : len(tactic)] = torch.tensor(tactic)
+    attention_mask = (input_ids != tokenizer.pad_id).long()
+    attention_mask[:, 0] = 1
+    steps = torch.tensor([max(1, r.steps) for r in records], dtype=torch.long)
+    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels, "steps": steps}
+
+
+def losses(model: ProverModel, batch: dict[str, torch.Tensor], value_weight: float) -> dict[str, torch.Tensor]:
+    """Tactic cross-entropy over the labelled tokens (0 if none) + weighted value cross-entropy."""
+    encoder = model.encode(batch["input_ids"], batch["attention_mask"])
+    logits = model.t5(encoder_outputs=encoder, attention_mask=batch["attention_mask"], labels=batch["labels"]).logits
+    labels = batch["labels"]
+    if (labels != -100).any():
+        policy = F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
+    else:
+        policy = logits.sum() * 0.0
+    value_logits = model.value_logits(encoder.last_hidden_state, batch["attention_mask"])
+    value = F.cross_entropy(value_logits, model.steps_to_bins(batch["steps"]))
+    return {"loss": policy + value_weight * value, "policy_loss": policy, "value_loss": value}
+
+
+class Learner:
+    """Plain class (Ray wraps it): `train(n)` steps on sampled batches, `publish()` new weights."""
+
+    def __init__(self, run_dir: str | Path, start_checkpoint: str | Path, config: LearnerConfig,
+                 seed: int = 0) -> None:
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.state_dir = self.run_dir / "learner"
+        self.weights_dir = self.run_dir / "weights"
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        resume = is_checkpoint(self.state_dir) and (self.state_dir / "learner_state.pt").is_file()
+        self.model, self.tokenizer, _ = load_checkpoint(self.state_dir if resume else start_checkpoint)
+        self.model.train()
+        self.step = 0
+        self.version = 0
+        self.rng = random.Random(seed)
+        self._engine = None
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        state = torch.load(self.state_dir / "learner_state.pt", weights_only=False) if resume else None
+        if config.engine == "deepspeed":
+            self._engine = _deepspeed_engine(self.model, config)
+            if state is not None and state.get("engine") == "deepspeed":
+                self._engine.optimizer.load_state_dict(state["optimizer"])
+        elif state is not None and state.get("engine", "torch") == "torch":
+            self.optimizer.load_state_dict(state["optimizer"])
+        if state is not None:
+            self.step, self.version = int(state["step"]), int(state["version"])
+            self.rng.setstate(state["rng"])
+        if self.version == 0 and self.latest_weights() is None:
+            self.publish()  # version 0 = the starting weights, so actors always have a checkpoint
+
+    # ---- training ---------------------------------------------------------------------------------
+    def train_batch(self, records: Sequence[TrainingRecord]) -> dict[str, float]:
+        """One optimisation step on `records`; returns the losses."""
+        batch = collate_records(records, self.tokenizer, self.model)
+        device = next(self.model.parameters()).device
+        batch = {k: v.to(device) for k, v in batch.items()}
+        out = losses(self.model, batch, self.config.value_weight)
+        if self._engine is not None:
+            self._engine.backward(out["loss"])
+            self._engine.step()
+        else:
+            self.optimizer.zero_grad(set_to_none=True)
+            out["loss"].backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+            self.optimizer.step()
+        self.step += 1
+        if self.step % self.config.checkpoint_every == 0:
+            self.save()
+        return {k: float(v.item()) for k, v in out.items()}
+
+    # ---- persistence ------------------------------------------------------------------------------
+    def save(self) -> None:
+        """The resumable learner state (written to a sibling, then swapped in)."""
+        staging = self.run_dir / "learner.tmp"
+        save_checkpoint(staging, self.model, self.tokenizer, {"step": self.step, "version": self.version})
+        optimizer = self._engine.optimizer if self._engine is not None else self.optimizer
+        torch.save({"optimizer": optimizer.state_dict(), "step": self.step, "version": self.version,
+                    "rng": self.rng.getstate(), "engine": self.config.engine}, staging / "learner_state.pt")
+        _swap_in(staging, self.state_dir)
+
+    def publish(self) -> tuple[int, Path]:
+        """Write the current weights as the next version; actors pick it up via `latest_weights`."""
+        version = self.version + (1 if self.latest_weights() is not None else 0)
+        target = self.weights_dir / f"v{version:06d}"
+        staging = self.weights_dir / f".v{version:06d}.tmp"
+        save_checkpoint(staging, self.model, self.tokenizer, {"version": version, "learner_step": self.step})
+        _swap_in(staging, target)
+        if self.config.quantization:
+            from networks.engine import converted_model
+
+            converted_model(target, self.config.quantization)
+        _write_atomic(self.weights_dir / "LATEST", json.dumps({"version": version, "path": target.name}))
+        self.version = version
+        self.save()
+        return version, target
+
+    def latest_weights(self) -> tuple[int, Path] | None:
+        return latest_weights(self.weights_dir)
+
+
+def latest_weights(weights_dir: str | Path) -> tuple[int, Path] | None:
+    """(version, checkpoint directory) of the newest published weights, or None."""
+    path = Path(weights_dir)
+    try:
+        data = json.loads((path / "LATEST").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return int(data["version"]), path / str(data["path"])
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """Replace `target` by the complete directory `staging` (old copy removed after the swap)."""
+    import shutil
+
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(staging, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _deepspeed_engine(model: ProverModel, config: LearnerConfig):
+    """A DeepSpeed engine around `model` (ZeRO `zero_stage`); on CPU, a one-process gloo group."""
+    import deepspeed
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", str(29500 + os.getpid() % 1000))
+        os.environ.setdefault("RANK", "0")
+        os.environ.setdefault("LOCAL_RANK", "0")
+        os.environ.setdefault("WORLD_SIZE", "1")
+        deepspeed.init_distributed(dist_backend="nccl" if torch.cuda.is_available() else "gloo")
+    ds_config = {
+        "train_micro_batch_size_per_gpu": config.batch_size,
+        "gradient_accumulation_steps": 1,
+        "gradient_clipping": config.grad_clip,
+        "optimizer": {"type": "AdamW", "params": {"lr": config.lr, "weight_decay": config.weight_decay,
+                                                   "torch_adam": True}},
+        "zero_optimization": {"stage": config.zero_stage},
+    }
+    engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=ds_config)
+    return engine

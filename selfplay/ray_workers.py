@@ -1,0 +1,121 @@
+"""Ray as a thin outer layer: actors as restartable Ray actors around the plain `Actor`.
+
+`ray.init(address=…)` attaches to an existing cluster (a user's GPU cluster); without an address
+a local Ray is started on 127.0.0.1 only. Each Ray actor is created with `max_restarts=-1`: if
+its process dies mid-attempt (killed, out of memory), Ray restarts it (its constructor rebuilds
+env and evaluator) and the pool reports that attempt as lost (`None`) — nothing stored is lost,
+because only the driver writes the replay buffer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Any, Callable
+
+from selfplay.actor import Actor
+from selfplay.episode import Episode
+from selfplay.matchmaker import Attempt
+
+log = logging.getLogger(__name__)
+
+
+class _ActorHost:
+    """What runs inside a Ray actor process: one plain `Actor`, dict in, dict out."""
+
+    def __init__(self, make_actor: Callable[[], Actor]) -> None:
+        self.actor = make_actor()
+
+    def play(self, attempt: dict[str, Any]) -> dict[str, Any]:
+        return self.actor.play(Attempt.from_dict(attempt)).to_dict()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def init_ray(address: str, num_cpus: int) -> None:
+    """Attach to `address`, or start a local Ray bound to 127.0.0.1 with `num_cpus` slots."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=True)
+    else:
+        ray.init(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 ignore_reinit_error=True, log_to_driver=False)
+
+
+class RayActors:
+    """An `ActorPool` of `n` Ray actors; `make_actor(i)` builds actor i inside its process."""
+
+    def __init__(self, n: int, make_actor: Callable[[int], Callable[[], Actor]], address: str = "",
+                 cpus_per_actor: float = 1.0) -> None:
+        import ray
+
+        init_ray(address, num_cpus=max(1, n))
+        remote = ray.remote(num_cpus=cpus_per_actor, max_restarts=-1, max_task_retries=0)(_ActorHost)
+        self.handles = [remote.remote(make_actor(i)) for i in range(n)]
+        self.busy: dict[Any, tuple[int, Attempt]] = {}  # object ref → (actor index, attempt)
+        self.recovering: dict[int, Any] = {}  # actor index → ref of a readiness probe
+        self.restarts = 0
+
+    def _available(self) -> list[int]:
+        taken = {index for index, _ in self.busy.values()} | set(self.recovering)
+        return [i for i in range(len(self.handles)) if i not in taken]
+
+    def idle(self) -> int:
+        return len(self._available())
+
+    def submit(self, attempt: Attempt) -> None:
+        index = self._available()[0]
+        self.busy[self.handles[index].play.remote(attempt.to_dict())] = (index, attempt)
+
+    def poll(self, timeout: float) -> list[tuple[Attempt, Episode | None]]:
+        import ray
+
+        self._check_recovering()
+        if not self.busy:
+            time.sleep(min(timeout, 0.2))  # only restarting actors: do not spin
+            return []
+        ready, _ = ray.wait(list(self.busy), num_returns=len(self.busy), timeout=timeout)
+        done: list[tuple[Attempt, Episode | None]] = []
+        for ref in ready:
+            index, attempt = self.busy.pop(ref)
+            try:
+                done.append((attempt, Episode.from_dict(ray.get(ref))))
+            except ray.exceptions.RayActorError as error:  # died mid-attempt; Ray restarts it
+                self.restarts += 1
+                log.warning("actor %d died during %s (%s); Ray restarts it", index, attempt.problem,
+                            str(error).splitlines()[0] if str(error) else type(error).__name__)
+                done.append((attempt, None))
+                self.recovering[index] = self.handles[index].pid.remote()
+        return done
+
+    def _check_recovering(self) -> None:
+        """An actor that died is used again once Ray has restarted it (its probe answers)."""
+        import ray
+
+        for index, probe in list(self.recovering.items()):
+            ready, _ = ray.wait([probe], timeout=0)
+            if not ready:
+                continue
+            try:
+                ray.get(probe)
+                del self.recovering[index]
+            except ray.exceptions.RayActorError:  # still restarting: probe again
+                self.recovering[index] = self.handles[index].pid.remote()
+
+    def pids(self) -> list[int]:
+        import ray
+
+        return ray.get([h.pid.remote() for h in self.handles])
+
+    def close(self) -> None:
+        import ray
+
+        for handle in self.handles:
+            ray.kill(handle, no_restart=True)
+        self.handles = []
+        self.busy.clear()

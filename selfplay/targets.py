@@ -1,0 +1,56 @@
+"""Training records from a finished search graph (pure; no prover, no network).
+
+Policy targets: every PROVED goal the search visited contributes (goal, the tactic of its
+smallest proof) — on the root's proof and off it, since a proved sub-goal is a proof of that goal
+whatever happened to the root (HTPS learns from these). Value targets (`search.value_units`):
+
+* a PROVED goal: the tactics of its smallest proof on the longest branch (the tactic at the goal,
+  plus the most any of the goals it left still needs);
+* a goal visited at least `min_visits` times and not proved (OPEN or FAILED): `UNPROVED_STEPS`,
+  "not proved within this budget", so failures teach the value head too.
+
+Records carry the problem's source so proof rates and the data mix can be read by source.
+Goals the search merely touched (fewer visits) carry no value target: their value says nothing.
+"""
+
+from __future__ import annotations
+
+from search.extract import best_proof_edge
+from search.tree import SearchTree, Status
+from search.value_units import UNPROVED_STEPS
+from selfplay.episode import TrainingRecord
+
+
+def proof_depths(tree: SearchTree) -> dict[int, int]:
+    """Steps on the longest branch of each PROVED goal's smallest proof (≥ 1)."""
+    depths: dict[int, int] = {}
+    proved = [i for i, node in enumerate(tree.nodes) if node.status is Status.PROVED]
+    for start in proved:
+        stack = [start]
+        while stack:  # explicit post-order: chains of thousands of goals are fine
+            node_id = stack[-1]
+            if node_id in depths:
+                stack.pop()
+                continue
+            children = tree.nodes[node_id].edges[best_proof_edge(tree, node_id)].children
+            pending = [c for c in children if c not in depths]
+            if pending:
+                stack.extend(pending)
+                continue
+            depths[node_id] = 1 + max((depths[c] for c in children), default=0)
+            stack.pop()
+    return depths
+
+
+def episode_records(tree: SearchTree, source: str, min_visits: int = 2) -> list[TrainingRecord]:
+    """Policy + value records of a search graph (see the module docstring), root first."""
+    depths = proof_depths(tree)
+    records: list[TrainingRecord] = []
+    for node_id, node in enumerate(tree.nodes):
+        text = node.goal.text
+        if node.status is Status.PROVED:
+            tactic = node.edges[best_proof_edge(tree, node_id)].tactic
+            records.append(TrainingRecord(text, tactic, depths[node_id], source))
+        elif node.visits >= min_visits or (node.status is Status.FAILED and node.expanded):
+            records.append(TrainingRecord(text, None, UNPROVED_STEPS, source))
+    return records

@@ -1,0 +1,79 @@
+"""The learner on a tiny model: a step changes the weights, publishing numbers versions
+atomically, and a new Learner on the same run directory resumes step, version and optimizer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from networks.checkpoint import save_checkpoint
+from networks.model import ProverModel, ProverModelConfig
+from networks.tokenizer import ProofTokenizer
+from selfplay.episode import TrainingRecord
+from selfplay.learner import Learner, LearnerConfig, latest_weights
+
+RECORDS = [TrainingRecord("n : nat\n⊢ n + 0 = n", "lia.", 1), TrainingRecord("⊢ 1 = 2", None, 40),
+           TrainingRecord("P : Prop\nHP : P\n⊢ P", "exact HP.", 1), TrainingRecord("x : R\n⊢ x + 1 > x", "lra.", 1)]
+
+
+@pytest.fixture()
+def tiny_checkpoint(tmp_path: Path) -> Path:
+    torch.manual_seed(0)
+    tokenizer = ProofTokenizer.train([t for r in RECORDS for t in (r.goal, r.tactic or "")] * 4, vocab_size=300)
+    config = ProverModelConfig(vocab_size=tokenizer.vocab_size, d_model=32, d_ff=64, num_heads=2, encoder_layers=1,
+                               decoder_layers=1, dropout=0.0, max_goal_tokens=32, max_tactic_tokens=16)
+    return save_checkpoint(tmp_path / "start", ProverModel(config), tokenizer)
+
+
+def test_learner_trains_publishes_and_resumes(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    config = LearnerConfig(batch_size=4, lr=1e-2, publish_every=2, checkpoint_every=2, quantization="")
+    learner = Learner(tmp_path / "run", tiny_checkpoint, config)
+    assert latest_weights(tmp_path / "run" / "weights")[0] == 0  # the starting weights are version 0
+    before = {k: v.clone() for k, v in learner.model.state_dict().items()}
+    losses = [learner.train_batch(RECORDS) for _ in range(3)]
+    assert losses[-1]["loss"] < losses[0]["loss"]
+    assert any(not torch.equal(before[k], v) for k, v in learner.model.state_dict().items())
+    version, path = learner.publish()
+    assert version == 1 and latest_weights(tmp_path / "run" / "weights") == (1, path)
+    assert json.loads((path / "config.json").read_text())["metadata"]["learner_step"] == 3
+    resumed = Learner(tmp_path / "run", tiny_checkpoint, config)
+    assert (resumed.step, resumed.version) == (3, 1)
+    for key, value in learner.model.state_dict().items():
+        assert torch.equal(value, resumed.model.state_dict()[key]), key
+    assert resumed.optimizer.state_dict()["state"], "optimizer moments were restored"
+
+
+def test_value_only_batch_trains_the_value_head_only(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    learner = Learner(tmp_path / "run", tiny_checkpoint, LearnerConfig(batch_size=2, quantization=""))
+    out = learner.train_batch([RECORDS[1], RECORDS[1]])
+    assert out["policy_loss"] == 0.0 and out["value_loss"] > 0
+
+
+def test_one_deepspeed_step_on_cpu(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    """DeepSpeed (ZeRO stage 1, gloo, one process) runs a real step; in a subprocess so its
+    process group does not outlive the test."""
+    script = f"""
+import json, torch
+from selfplay.learner import Learner, LearnerConfig
+from selfplay.episode import TrainingRecord
+records = [TrainingRecord("n : nat\\n⊢ n + 0 = n", "lia.", 1), TrainingRecord("⊢ 1 = 2", None, 40)] * 2
+learner = Learner({str(tmp_path / 'run')!r}, {str(tiny_checkpoint)!r},
+                  LearnerConfig(engine="deepspeed", batch_size=4, lr=1e-2, quantization=""))
+before = [p.detach().clone() for p in learner.model.parameters()]
+first = learner.train_batch(records)
+changed = any(not torch.equal(a, b) for a, b in zip(before, learner.model.parameters()))
+learner.save()
+print("RESULT", json.dumps({{"changed": changed, "loss": first["loss"], "step": learner.step,
+                            "engine": type(learner._engine).__name__}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    assert done.returncode == 0 and lines, done.stderr[-2000:]
+    result = json.loads(lines[-1].removeprefix("RESULT "))
+    assert result == {"changed": True, "loss": pytest.approx(result["loss"]), "step": 1, "engine": "DeepSpeedEngine"}
+    assert torch.load(tmp_path / "run" / "learner" / "learner_state.pt", weights_only=False)["engine"] == "deepspeed"

@@ -1,0 +1,45 @@
+"""Training targets from a search graph (pure): policy on proved goals, steps on the longest
+branch, "not proved" values on visited open goals, nothing on goals barely touched."""
+
+from __future__ import annotations
+
+from lean_interface.api import Goal
+from search.tree import SearchTree, Status
+from search.value_units import UNPROVED_STEPS
+from selfplay.targets import episode_records, proof_depths
+
+
+def _goal(text: str) -> Goal:
+    return Goal(text, ref=text)
+
+
+def test_proved_and_open_goals_get_their_targets() -> None:
+    # A --split--> (B, C); B --lia--> done; C --intro--> D --auto--> done; A --bad--> E (open, visited)
+    tree = SearchTree(_goal("A"))
+    split = tree.add_edge(0, "split.", -1.0, 1.0, [_goal("B"), _goal("C")])
+    b, c = tree.nodes[0].edges[split].children
+    tree.add_edge(0, "bad.", -2.0, 1.0, [_goal("E")])
+    e = tree.node_id("E")
+    tree.nodes[e].visits = 3
+    tree.add_edge(b, "lia.", -0.5, 1.0, [])
+    tree.add_edge(c, "intro.", -0.5, 1.0, [_goal("D")])
+    d = tree.node_id("D")
+    tree.add_edge(d, "auto.", -0.5, 1.0, [])
+    tree.add_edge(d, "simpl.", -0.5, 1.0, [_goal("F")])  # F: touched once, never proved
+    tree.nodes[tree.node_id("F")].visits = 1
+    assert tree.root.status is Status.PROVED
+    depths = proof_depths(tree)
+    assert depths == {0: 3, b: 1, c: 2, d: 1}  # A: split + longest branch (intro, auto)
+    records = {(r.goal, r.tactic): r.steps for r in episode_records(tree, "src", min_visits=2)}
+    assert records == {("A", "split."): 3, ("B", "lia."): 1, ("C", "intro."): 2, ("D", "auto."): 1,
+                       ("E", None): UNPROVED_STEPS}
+    assert all(r.source == "src" for r in episode_records(tree, "src"))
+
+
+def test_an_unproved_root_gives_value_records_only() -> None:
+    tree = SearchTree(_goal("A"))
+    tree.add_edge(0, "intro.", -1.0, 1.0, [_goal("B")])
+    tree.root.visits = 5
+    tree.nodes[1].visits = 4
+    records = episode_records(tree, "s")
+    assert [(r.goal, r.tactic, r.steps) for r in records] == [("A", None, UNPROVED_STEPS), ("B", None, UNPROVED_STEPS)]
