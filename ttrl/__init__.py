@@ -1,1 +1,7 @@
-"""Test-time RL on generated variants of a hard problem — after self-play (docs/ARCHITECTURE.md §Parts). Not built yet."""
+"""Test-time RL on generated variants of a hard problem (docs/ARCHITECTURE.md §Test-time RL).
+
+`variants` generates related statements with Coq's help (specialise, fix or generalise a
+variable, drop or split hypotheses, split the conclusion, weaken/strengthen an inequality, open
+subgoals of a search tree, optionally a language model); each is checked to elaborate,
+deduplicated and scored for similarity to the target. `statement` holds the pure text helpers.
+"""
