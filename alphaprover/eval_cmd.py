@@ -19,9 +19,9 @@ from tqdm import tqdm
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
-from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label
+from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label, split_checkpoint
 from alphaprover.problems import Problem, load_benchmark
-from alphaprover.runtime import build_settings
+from alphaprover.runtime import build_settings, resolve_checkpoint
 
 
 def _select(problems: list[Problem], names: str | None, limit: int | None, every: int | None) -> list[Problem]:
@@ -82,12 +82,21 @@ def _run_ray(cfg: dict, jobs: list[tuple[Problem, str]], workers: int) -> Iterat
         ray.shutdown()
 
 
+def _is_checkpoint(path: Path) -> bool:
+    from networks.checkpoint import is_checkpoint
+
+    return is_checkpoint(path)
+
+
 def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     build_settings(plain)  # validate the search config before any work
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for label in methods:
-        parse_method_label(label)  # ValueError (exit 2) on an unknown method
+        base, checkpoint = split_checkpoint(label)
+        parse_method_label(base)  # ValueError (exit 2) on an unknown method
+        if checkpoint is not None and not _is_checkpoint(resolve_checkpoint(checkpoint)):
+            raise UsageError(f"method {label}: no checkpoint at {checkpoint}")
     if not methods:
         raise UsageError("--methods is empty")
     if args.workers < 1:

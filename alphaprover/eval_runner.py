@@ -31,6 +31,13 @@ def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
     return method, ActionMode.parse(suffix)
 
 
+def split_checkpoint(label: str) -> tuple[str, str | None]:
+    """`mcts-mixed@runs/x/best` → ("mcts-mixed", "runs/x/best"): a method label may name its own
+    checkpoint, so one eval run compares checkpoints side by side."""
+    base, at, checkpoint = label.partition("@")
+    return base, (checkpoint if at else None)
+
+
 class ProblemRunner:
     """Solves (problem, method) pairs with one env and cached evaluators."""
 
@@ -38,13 +45,14 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[tuple[Method, ActionMode], Evaluator | None] = {}
+        self._evaluators: dict[tuple[Method, ActionMode, str | None], Evaluator | None] = {}
 
-    def _evaluator(self, method: Method, mode: ActionMode | None) -> Evaluator | None:
-        """One evaluator per (method, mode): a network cache never serves two methods."""
-        key = (method, mode or action_mode(self._cfg))
+    def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None) -> Evaluator | None:
+        """One evaluator per (method, mode, checkpoint): a network cache never serves two methods."""
+        key = (method, mode or action_mode(self._cfg), checkpoint)
         if key not in self._evaluators:
-            self._evaluators[key] = build_evaluator(self._cfg, method, key[1])[0]
+            cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
+            self._evaluators[key] = build_evaluator(cfg, method, key[1])[0]
         return self._evaluators[key]
 
     def _get_env(self) -> ProofEnv:
@@ -58,10 +66,12 @@ class ProblemRunner:
                     budget_simulations=budget.max_simulations)
         if theorem is None:
             return ProblemRecord(status=Status.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
-        method, mode = parse_method_label(method_name)
+        label, checkpoint = split_checkpoint(method_name)
+        method, mode = parse_method_label(label)
         started = time.monotonic()
         try:
-            outcome = solve(theorem, self._get_env(), self._evaluator(method, mode), method, self._settings, budget)
+            evaluator = self._evaluator(method, mode, checkpoint)
+            outcome = solve(theorem, self._get_env(), evaluator, method, self._settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Status.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
                                  message=str(bad)[:300], **base)

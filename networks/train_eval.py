@@ -102,3 +102,36 @@ def beam_exact_match(model: ProverModel, tokenizer: ProofTokenizer, examples: Se
     model.train(was_training)
     n = max(1, len(examples))
     return {"top1": top1 / n, "topk": topk / n}
+
+
+def evaluate_checkpoint(checkpoint: str, train_file: str, valid_file: str, exact_match_examples: int = 256,
+                        beams: int = 8, seed: int = 0) -> dict[str, float]:
+    """The model card's metrics for any checkpoint, on the same data and sample the pretraining
+    run uses (ssreflect tactics dropped; the same seeded exact-match sample)."""
+    import random
+
+    from networks.checkpoint import load_checkpoint
+    from networks.dataset import encode_examples, is_ssreflect_tactic, read_examples
+
+    model, tokenizer, _ = load_checkpoint(checkpoint)
+    train_steps = [e.steps for e in read_examples(train_file)]
+    valid = [e for e in read_examples(valid_file) if not is_ssreflect_tactic(e.tactic)]
+    baseline = ValueBaseline.fit(train_steps, model.config.num_value_bins)
+    encoded = encode_examples(valid, tokenizer, model.config.max_goal_tokens, model.config.max_tactic_tokens)
+    metrics = teacher_forced_metrics(model, encoded, tokenizer.pad_id, baseline)
+    sample = random.Random(seed).sample(valid, min(exact_match_examples, len(valid)))
+    metrics.update(beam_exact_match(model, tokenizer, sample, beams))
+    return metrics
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="held-out metrics of a checkpoint (model card)")
+    parser.add_argument("checkpoint")
+    parser.add_argument("--train", default="data/extracted/train.jsonl")
+    parser.add_argument("--valid", default="data/extracted/valid.jsonl")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(json.dumps(evaluate_checkpoint(args.checkpoint, args.train, args.valid), indent=2))

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import pytest
 
-from alphaprover.eval_runner import parse_method_label
+from alphaprover.eval_runner import parse_method_label, split_checkpoint
 from alphaprover.problems import dev_problem_names, is_dev_problem, load_benchmark
 from lean_interface.api import Goal
 from search.action_set import ActionMode, MixedEvaluator, action_evaluator
@@ -70,6 +70,8 @@ def test_eval_method_labels_carry_the_action_mode() -> None:
     assert parse_method_label("mcts-mixed") == (Method.MCTS, ActionMode.MIXED)
     assert parse_method_label("bfs-fixed") == (Method.BEST_FIRST, ActionMode.FIXED)
     assert parse_method_label("portfolio") == (Method.PORTFOLIO, None)
+    assert split_checkpoint("mcts-mixed@runs/x/best") == ("mcts-mixed", "runs/x/best")
+    assert split_checkpoint("mcts-mixed") == ("mcts-mixed", None)
     for bad in ("portfolio-fixed", "mcts-neural", "dfs"):
         with pytest.raises(ValueError):
             parse_method_label(bad)

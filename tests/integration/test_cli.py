@@ -54,6 +54,9 @@ def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
                  ["solve", "True", "--checkpoint", str(tmp_path / "nothing")],
                  ["eval", str(tmp_path / "no_such_dir")], ["eval", "minif2f-rocq-valid", "--methods", "magic"], ["eval", "minif2f-rocq-valid", "--methods", "portfolio-fixed"],
                  ["eval", "minif2f-rocq-valid", "budget.max_seconds=-1"],
+                 ["eval", "minif2f-rocq-valid", "--methods", f"mcts-mixed@{tmp_path / 'nothing'}"],
+                 ["train", "sources=[minif2f-rocq-dev]", f"run_dir={tmp_path / 'train'}"],
+                 ["train", "actors=-1", f"run_dir={tmp_path / 'train'}"], ["train", "learner.engine=magic"],
                  ["play", "forall x : nonsense_type, x = x"], ["solve", "True", "--backend", "lean_repl"]):
         done = cli(*args, f"runs_dir={tmp_path}")
         assert done.returncode == 2, (args, done.stderr)
