@@ -1,4 +1,4 @@
-"""The `alphaprover` command line: solve | play | eval | extract | pretrain | train | demo.
+"""The `alphaprover` command line: solve | play | eval | extract | pretrain | train | ttrl | demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
 in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
@@ -88,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     train = sub.add_parser("train", help="self-play RL: actors, replay buffer, learner (configs/train.yaml)")
     train.add_argument("overrides", nargs="*")
 
+    ttrl = sub.add_parser("ttrl", help="test-time RL on a target's variants, one budget for many targets "
+                                       "(configs/ttrl.yaml)")
+    ttrl.add_argument("target", help="a statement, a .v file, a bundled problem name, a directory of .v files, "
+                                     "or a competition file (.jsonl, or .txt: one target per line)")
+    ttrl.add_argument("--header", help="imports/definitions for a bare statement")
+    ttrl.add_argument("--name", default="user_theorem", help="theorem name for a bare statement")
+    ttrl.add_argument("overrides", nargs="*")
+
     demo = sub.add_parser("demo", help="solve a few bundled miniF2F problems with the shipped model")
     demo.add_argument("--tree-html", default="runs/demo/tree.html")
     demo.add_argument("overrides", nargs="*")
@@ -147,6 +155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from alphaprover.train_cmd import run_train
 
             return run_train(load_config("train", list(args.overrides)))
+        if args.command == "ttrl":
+            from alphaprover.ttrl_cmd import run_ttrl
+
+            return run_ttrl(args, load_config("ttrl", list(args.overrides)))
     except (UsageError, EnvError, ValueError, FileNotFoundError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"alphaprover: error: {message}", file=sys.stderr)

@@ -18,7 +18,6 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.problems import is_dev_problem, load_benchmark
 from alphaprover.runtime import action_mode, build_env, build_settings, resolve_checkpoint, vocabulary_for
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
@@ -28,25 +27,22 @@ from selfplay.loop import InlineActors, SelfPlay, SelfPlayConfig
 log = logging.getLogger(__name__)
 
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
-_CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "threads", "backend",
+CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "threads", "backend",
              "budget", "mcts", "best_first", "portfolio", "method", "actor")
 
 
 def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
-    """Problems of each source that parse, as `source/name` ids; dev-subset problems are refused
-    (a source that contains one is a usage error: the dev subset is for measuring only)."""
-    problems: list[SourceProblem] = []
-    for spec in specs:
-        source = Path(spec).name or spec
-        try:
-            loaded = load_benchmark(spec)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        dev = [p.name for p in loaded if is_dev_problem(p.name)]
-        if dev:
-            raise UsageError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
-                             "the dev subset is for measuring only")
-        problems.extend(SourceProblem(f"{source}/{p.name}", source, p.theorem) for p in loaded if p.theorem is not None)
+    """Problems of each source spec (`selfplay.sources`: a bundled benchmark or .v directory,
+    `stdlib:<root>[:<limit>]`, `variants:<spec>[:<n>]`), deduplicated; stdlib and variants loads are
+    cached under `selfplay.sources.default_cache_dir()`. Dev-subset problems are refused (a source
+    that contains one is a usage error: the dev subset is for measuring only)."""
+    from lean_interface.api import EnvError
+    from selfplay.sources import default_cache_dir, load_all
+
+    try:
+        problems = load_all(specs, default_cache_dir())
+    except (ValueError, EnvError) as error:
+        raise UsageError(str(error)) from None
     if not problems:
         raise UsageError("no problems in the configured sources")
     return problems
@@ -110,7 +106,7 @@ class ActorRecipe:
 
 def run_train(cfg: DictConfig) -> int:
     plain = to_plain(cfg)
-    settings_dict = {k: v for k, v in plain.items() if k not in _CLI_KEYS}
+    settings_dict = {k: v for k, v in plain.items() if k not in CLI_KEYS}
     settings_dict["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
     try:
         settings = SelfPlayConfig.from_dict(settings_dict)

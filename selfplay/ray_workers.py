@@ -54,7 +54,7 @@ class RayActors:
                  cpus_per_actor: float = 1.0) -> None:
         import ray
 
-        init_ray(address, num_cpus=max(1, n))
+        init_ray(address, num_cpus=max(n, os.cpu_count() or 1))
         remote = ray.remote(num_cpus=cpus_per_actor, max_restarts=-1, max_task_retries=0)(_ActorHost)
         self.handles = [remote.remote(make_actor(i)) for i in range(n)]
         self.busy: dict[Any, tuple[int, Attempt]] = {}  # object ref → (actor index, attempt)

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
+from ttrl import generators as G
 from ttrl import variants as V
 from ttrl.statement import (Binder, Statement, bound_names, comparison, conjuncts, iff_sides, numeral_spans,
                             parenthesise, parse_declaration, parse_goal_text, parse_theorem_statements, similarity,
@@ -142,7 +143,7 @@ def test_change_inequality_both_directions() -> None:
     ge = {v.proposition for v in V.change_inequality(TARGET, stmt([], "5 > x"))}
     assert ge == {"5 >= x", "6 > x", "4 > x"}
     # `=` is polymorphic but `<=` is not: an order on Z under R_scope is read in Z
-    assert [new for new, _ in V._inequality_changes("n = (-4)%Z")] == ["(n <= (-4)%Z)%Z", "(n >= (-4)%Z)%Z"]
+    assert [new for new, _ in G._inequality_changes("n = (-4)%Z")] == ["(n <= (-4)%Z)%Z", "(n >= (-4)%Z)%Z"]
     eq = V.change_inequality(TARGET, stmt([], "x = 15 /\\ y = -11"))
     assert {v.proposition for v in eq} == {"(x <= 15) /\\ (y = -11)", "(x >= 15) /\\ (y = -11)",
                                            "(x = 15) /\\ (y <= -11)", "(x = 15) /\\ (y >= -11)"}
@@ -181,7 +182,7 @@ class PrintEnv(ProofEnv):
 
     def start(self, theorem: Theorem) -> Goal:
         self.started.append(theorem.statement)
-        prop = V._proposition_of(theorem.statement)
+        prop = G._proposition_of(theorem.statement)
         if "bad" in prop:
             raise EnvError("does not elaborate")
         return Goal("⊢ " + prop.replace("%R", "").replace("(", "").replace(")", ""), None)
@@ -215,6 +216,20 @@ def test_unsafe_candidates_never_reach_coq() -> None:
     for prop in ["True. Axiom x : False", "(* hidden *) True", "ltac:(exact I) = I", "\"s\" = \"s\""]:
         assert V.elaborates(env, V.make_variant(TARGET, prop, "llm", "", "")) is None
     assert env.started == []
+
+
+class IntroEnv(PrintEnv):
+    """PrintEnv whose `intros` makes no progress and whose every hypothesis is a proposition."""
+
+    def apply(self, goal: Goal, tactic: str) -> TacticResult:
+        return TacticResult(error="no progress") if tactic == V.INTRO_TACTIC else TacticResult(goals=(goal,))
+
+
+def test_from_subgoals_drops_a_bare_false_goal() -> None:
+    texts = ["⊢ False", "H : 0 < a\n⊢ False", "⊢ a * b <= 2"]
+    out = V.from_subgoals(TARGET, texts, env=IntroEnv())
+    assert [v.proposition for v in out] == ["a * b <= 2", "forall H : 0 < a, False"]
+    assert [v.theorem.name for v in out] == ["t_sg1", "t_sg2"] and all(v.kind == "subgoal" for v in out)
 
 
 # ---- language model -------------------------------------------------------------------------------

@@ -3,5 +3,6 @@
 `variants` generates related statements with Coq's help (specialise, fix or generalise a
 variable, drop or split hypotheses, split the conclusion, weaken/strengthen an inequality, open
 subgoals of a search tree, optionally a language model); each is checked to elaborate,
-deduplicated and scored for similarity to the target. `statement` holds the pure text helpers.
+deduplicated and scored for similarity to the target; `generators` holds the structural generators
+(pure text over a statement) and `statement` the text helpers.
 """

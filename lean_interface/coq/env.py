@@ -18,8 +18,9 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
 from lean_interface.coq.goals import ParsedGoal, parse_goals, parse_show
@@ -257,6 +258,20 @@ class CoqEnv(ProofEnv):
             return [Goal(text, CoqGoalRef(ref.theorem, path), num_goals=view.count)]
         return [Goal(goal.text, CoqGoalRef(ref.theorem, (*path, f"{index}: {{")))
                 for index, goal in enumerate(parsed, start=1)]
+
+
+@contextmanager
+def given_or_new(env: ProofEnv | None, timeout: float = 10.0) -> Iterator[ProofEnv]:
+    """`env` when given (left open: the caller shares it), else a new CoqEnv (project prelude)
+    closed after the block. For batch jobs that may run alone or inside a caller's session."""
+    if env is not None:
+        yield env
+        return
+    own = CoqEnv(timeout=timeout)
+    try:
+        yield own
+    finally:
+        own.close()
 
 
 def _shows_goals(output: str) -> bool:

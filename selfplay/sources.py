@@ -1,0 +1,250 @@
+"""Problem sources for self-play (docs/ARCHITECTURE.md §Self-play, §Data).
+
+`load_source(spec, cache_dir)` turns one source spec into `SourceProblem`s:
+
+  <benchmark>                   a bundled benchmark name (`minif2f-rocq-train`), a `.v` directory or
+                                file, as `alphaprover.problems.load_benchmark` reads it. Ids
+                                `<source>/<name>` (source = the name or the directory's last part);
+                                problems that do not parse are skipped. Not cached (it is instant).
+  stdlib:<root>[:<limit>]       lemmas of Coq's libraries, restated on their own
+                                (`selfplay.library_lemmas`, `selfplay.library_checks`). `root` is
+                                a directory (or one `.v` file) or an alias: `stdlib` (theories/, Init
+                                excluded), `coquelicot`, `flocq`, `coqprime`, `bignums` (the roots of
+                                `alphaprover.extract`). At most `limit` problems (default
+                                DEFAULT_STDLIB_LIMIT). Ids `<source>/<file path below the library
+                                root, without .v>/<lemma>` (source = the alias, else `stdlib`).
+  variants:<inner>[:<n>]        `ttrl.variants.generate_variants(theorem, max_variants=n)` (default
+                                DEFAULT_VARIANTS_PER_PROBLEM) for every problem of a benchmark spec
+                                `inner`, one shared CoqEnv. Ids `variants/<target>_v<N>`, source
+                                `variants`. Variants may be false: self-play's disproof attempts
+                                handle that.
+
+The dev subset (`alphaprover.problems.is_dev_problem`) never gets in: a benchmark source that
+contains a dev problem is refused (ValueError), and variants are never made of a dev problem (the
+inner source is refused the same way). Within one load, problems are deduplicated by statement:
+the statement without its name, with its header, for benchmark and variant sources; Coq's printed
+root goal for library lemmas. A bad spec is a one-line ValueError.
+
+`load_all` loads several specs and deduplicates across them (by id and by statement). stdlib and
+variants loads are cached under `cache_dir` (`selfplay.source_cache`; a second load is a file
+read, an interrupted variants load resumes). This module parses specs, reads benchmark sources,
+makes variant sources and dispatches; library lemmas are `selfplay.library_lemmas` (which lemmas,
+with which header) and `selfplay.library_checks` (the Coq checks, the `stdlib:` source). Their
+public names, and the cache's, are re-exported here for callers of the one-module API.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from alphaprover.problems import Problem, is_dev_problem, load_benchmark
+from lean_interface.api import EnvError, ProofEnv, Theorem
+from lean_interface.coq.env import given_or_new
+from selfplay.actor import SourceProblem
+from selfplay.library_checks import (CHECK_NAME, MIN_ROUND, StdlibStats, require_alternatives, select_library_problems,
+                                     spread_order, stdlib_source)
+from selfplay.library_lemmas import (ALIASES, LEMMA_KEYWORDS, Candidate, LibraryLemma, definitions, is_require,
+                                     library_candidates, library_lemmas, mentions)
+from selfplay.negation import parse_declaration
+from selfplay.source_cache import (CACHE_FORMAT, PartialFile, cache_path, env_fingerprint, lookup, problem_from_dict,
+                                   problem_to_dict, read_cache, theorem_from_dict, theorem_to_dict, write_cache)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STDLIB_LIMIT = 500
+DEFAULT_VARIANTS_PER_PROBLEM = 8
+#: where `alphaprover train` caches loads unless ALPHAPROVER_SOURCES_CACHE says otherwise
+DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "alphaprover" / "sources"
+
+_STDLIB_PREFIX = "stdlib:"
+_VARIANTS_PREFIX = "variants:"
+
+
+# ---- specs -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """A parsed source spec.
+
+    Fields:
+      kind:   `benchmark`, `stdlib` or `variants`.
+      target: the benchmark spec (benchmark, variants) or the library root directory / file (stdlib).
+      source: the source name in ids (`minif2f-rocq-train`, `stdlib`, `flocq`, `variants`).
+      count:  stdlib: the limit; variants: variants per problem; benchmark: 0.
+    """
+
+    kind: str
+    target: str
+    source: str
+    count: int = 0
+
+
+def _split_count(rest: str, default: int, spec: str) -> tuple[str, int]:
+    head, sep, tail = rest.rpartition(":")
+    if sep and tail.strip().isdigit():
+        count = int(tail)
+        if count < 1:
+            raise ValueError(f"source spec {spec!r}: the count must be at least 1")
+        return head, count
+    return rest, default
+
+
+def parse_spec(spec: str) -> SourceSpec:
+    """`stdlib:<root>[:<limit>]`, `variants:<inner>[:<per_problem>]`, else a benchmark spec.
+    Raises ValueError (one line) on a malformed spec (existence is checked when loading)."""
+    spec = spec.strip()
+    if not spec:
+        raise ValueError("empty source spec")
+    if spec.startswith(_STDLIB_PREFIX):
+        root, limit = _split_count(spec[len(_STDLIB_PREFIX):], DEFAULT_STDLIB_LIMIT, spec)
+        root = root.strip()
+        if not root:
+            raise ValueError(f"source spec {spec!r}: expected stdlib:<root>[:<limit>], root a directory or one of "
+                             f"{', '.join(ALIASES)}")
+        if root in ALIASES:
+            return SourceSpec("stdlib", ALIASES[root], root, limit)
+        return SourceSpec("stdlib", str(Path(root).expanduser().resolve()), "stdlib", limit)
+    if spec.startswith(_VARIANTS_PREFIX):
+        inner, per_problem = _split_count(spec[len(_VARIANTS_PREFIX):], DEFAULT_VARIANTS_PER_PROBLEM, spec)
+        inner = inner.strip()
+        if not inner:
+            raise ValueError(f"source spec {spec!r}: expected variants:<benchmark or .v directory>[:<per_problem>]")
+        if inner.startswith((_STDLIB_PREFIX, _VARIANTS_PREFIX)):
+            raise ValueError(f"source spec {spec!r}: variants are made of a benchmark or a .v directory only")
+        return SourceSpec("variants", inner, "variants", per_problem)
+    return SourceSpec("benchmark", spec, Path(spec).name or spec)
+
+
+def statement_key(theorem: Theorem) -> str:
+    """What makes two problems the same without Coq: the header and the statement minus its name."""
+    try:
+        declaration = parse_declaration(theorem.statement)
+        body = f"{declaration.binders} : {declaration.type}"
+    except ValueError:
+        body = theorem.statement
+    return f"{' '.join(theorem.header.split())}\n{' '.join(body.split())}"
+
+
+# ---- benchmark sources -----------------------------------------------------------------------
+
+def _benchmark_problems(spec: str, purpose: str = "") -> list[Problem]:
+    """`load_benchmark(spec)`, refusing (ValueError) any source with a dev-subset problem."""
+    try:
+        loaded = load_benchmark(spec)
+    except ValueError as error:
+        if Path(spec).exists():
+            raise
+        raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>]") from None
+    dev = [p.name for p in loaded if is_dev_problem(p.name)]
+    if dev:
+        raise ValueError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
+                         f"the dev subset is for measuring only{purpose}")
+    return loaded
+
+
+def _dedup(problems: Iterable[tuple[SourceProblem, str]]) -> list[SourceProblem]:
+    seen_ids: set[str] = set()
+    seen_keys: set[str] = set()
+    out = []
+    for problem, key in problems:
+        if problem.id in seen_ids or key in seen_keys:
+            continue
+        seen_ids.add(problem.id)
+        seen_keys.add(key)
+        out.append(problem)
+    return out
+
+
+def benchmark_source(spec: SourceSpec) -> list[SourceProblem]:
+    loaded = _benchmark_problems(spec.target)
+    return _dedup((SourceProblem(f"{spec.source}/{p.name}", spec.source, p.theorem), statement_key(p.theorem))
+                  for p in loaded if p.theorem is not None)
+
+
+# ---- variants --------------------------------------------------------------------------------
+
+def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | None = None,
+                    raw_spec: str = "") -> list[SourceProblem]:
+    """The problems of a parsed `variants:` spec (module docstring), from the cache when it holds
+    this load; an interrupted load resumes from its `PartialFile`."""
+    from ttrl.variants import generate_variants
+
+    loaded = _benchmark_problems(spec.target, "; variants are never made of a dev problem")
+    targets = [p for p in loaded if p.theorem is not None]
+    if any(p.theorem.language != "coq" for p in targets):
+        raise ValueError(f"variants source {spec.target}: variants are made of Coq problems only")
+    if not targets:
+        raise ValueError(f"variants source {spec.target}: no problem parses")
+    texts = [[p.name, p.theorem.header, p.theorem.statement] for p in targets]  # type: ignore[union-attr]
+    key = json.dumps({"kind": "variants", "per_problem": spec.count, "env": env_fingerprint(env), "targets": texts},
+                     sort_keys=True)
+    raw_spec = raw_spec or f"variants:{spec.target}:{spec.count}"
+    path, cached = lookup(cache_dir, raw_spec, key)
+    if cached is not None:
+        return cached
+    partial = PartialFile(path, key) if path is not None else None
+    started = time.monotonic()
+    made: list[tuple[SourceProblem, str]] = []
+    with partial if partial is not None else nullcontext(), given_or_new(env) as coq:
+        for problem in targets:
+            theorem = problem.theorem
+            assert theorem is not None
+            if partial is not None and problem.name in partial.done:
+                ours = partial.done[problem.name]
+            else:
+                try:
+                    variants = generate_variants(theorem, max_variants=spec.count, env=coq)
+                except EnvError as error:
+                    log.info("no variants of %s: %s", problem.name, str(error)[:200])
+                    variants = []
+                ours = [SourceProblem(f"variants/{v.theorem.name}", "variants", v.theorem) for v in variants]
+                if partial is not None:
+                    partial.add(problem.name, ours)
+            made.extend((p, statement_key(p.theorem)) for p in ours)
+    problems = _dedup(made)
+    if path is not None:
+        write_cache(path, key, raw_spec, problems, targets=len(targets),
+                    seconds=round(time.monotonic() - started, 1))
+        partial.remove()  # type: ignore[union-attr]
+    return problems
+
+
+# ---- entry points ----------------------------------------------------------------------------
+
+def load_source(spec: str, cache_dir: Path | None, env: ProofEnv | None = None) -> list[SourceProblem]:
+    """The problems of one source spec (module docstring). `cache_dir` None = no cache. `env` is a
+    CoqEnv to reuse for the Coq checks (one is opened and closed otherwise). Raises ValueError (one
+    line) on a bad spec, a missing path, a dev-subset problem; EnvError when Coq cannot run."""
+    parsed = parse_spec(spec)
+    if parsed.kind == "stdlib":
+        return stdlib_source(parsed, cache_dir, env, spec.strip())
+    if parsed.kind == "variants":
+        return variants_source(parsed, cache_dir, env, spec.strip())
+    return benchmark_source(parsed)
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("ALPHAPROVER_SOURCES_CACHE") or DEFAULT_CACHE_DIR)
+
+
+def load_all(specs: Sequence[str], cache_dir: Path | None = None) -> list[SourceProblem]:
+    """Every spec's problems, in order, deduplicated across specs (by id and by statement key)."""
+    problems: list[tuple[SourceProblem, str]] = []
+    for spec in specs:
+        problems.extend((p, statement_key(p.theorem)) for p in load_source(spec, cache_dir))
+    return _dedup(problems)
+
+
+__all__ = ["ALIASES", "CACHE_FORMAT", "CHECK_NAME", "Candidate", "DEFAULT_CACHE_DIR", "DEFAULT_STDLIB_LIMIT",
+           "DEFAULT_VARIANTS_PER_PROBLEM", "LEMMA_KEYWORDS", "LibraryLemma", "MIN_ROUND", "SourceSpec", "StdlibStats",
+           "benchmark_source", "cache_path", "default_cache_dir", "definitions", "is_require", "library_candidates",
+           "library_lemmas", "load_all", "load_source", "mentions", "parse_spec", "problem_from_dict",
+           "problem_to_dict", "read_cache", "require_alternatives", "select_library_problems", "spread_order",
+           "statement_key", "stdlib_source", "theorem_from_dict", "theorem_to_dict", "variants_source", "write_cache"]

@@ -1,0 +1,401 @@
+"""The test-time RL loop: self-play restricted to one target and its variants (AlphaProof's TTRL).
+
+One `TTRLSession.run(seconds)` is one slice of compute on one target. It reuses self-play whole:
+the same `selfplay.loop.SelfPlay` driver (replay buffer, matchmaker, learner), the same actors
+and pools (`InlineActors`, `RayActors`), run over the problems
+
+  target/<name>                 the target itself (source `target`)
+  variants/<variant name>       its variants (source `variant`), from `ttrl.variants`
+
+with its own run directory (`<run_dir>/<name>/`: buffer, learner, published weights,
+variants.json), which the next slice resumes. Only the choice of attempts is TTRL's own, so the
+session drives `SelfPlay.handle` / `SelfPlay.learn` from its own loop instead of `SelfPlay.run`:
+
+* the first attempt of every slice, and then one after every `target_every` others, is a
+  *dedicated* attempt at the target (so an easy target costs one search), with the matchmaker's
+  budget for it; the others are the matchmaker's picks over target + variants (proofs and
+  disproofs, budgets growing with failure). Every attempt's seconds are cut to what is left of
+  the slice.
+* the learner trains on every stored episode (proved variants feed it through the buffer), and
+  actors pick its published weights up before their next attempt.
+* the slice ends when the target is proved (a PROVED episode: `search.solve` inside the actor has
+  already had the proof accepted by the backend's kernel check and axiom audit), or disproved
+  (its negation proved), or when the time (or `max_episodes` of the self-play config) is used.
+* after a failed attempt at the target, its open subgoals become variants (`from_subgoals`) when
+  `subgoal_variants` is on. The actor does not hand out its search tree, but its Episode carries
+  a value-only record for every goal the search visited (≥ `actor.min_visits_for_value` times, or
+  expanded and failed) without proving it: those goal texts are the open subgoals used. With an
+  in-process actor they join the running slice; with Ray actors (whose problem tables were
+  shipped at start) they join at the next slice.
+
+Variants are generated once per target (`variants.json`) and kept across slices.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Callable, Sequence
+
+from lean_interface.api import EnvError, ProofEnv, Theorem
+from selfplay.actor import SourceProblem
+from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
+from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
+from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
+from ttrl.statement import normalise
+from ttrl.variants import Counts, Variant, from_subgoals, generate_variants
+
+log = logging.getLogger(__name__)
+
+VARIANTS_FILE = "variants.json"
+
+
+@dataclass(frozen=True)
+class TTRLConfig:
+    """The TTRL keys of configs/ttrl.yaml (self-play's own keys go to `SelfPlayConfig`)."""
+
+    max_variants: int = 32            # structural variants generated per target
+    target_every: int = 4             # a dedicated target attempt after every N others (0 = matchmaker only)
+    subgoal_variants: bool = True     # failed target attempt → its open subgoals become variants
+    subgoals_per_attempt: int = 4     # goal texts taken from one failed attempt
+    max_subgoal_variants: int = 32    # subgoal variants per target, in all
+    min_attempt_seconds: float = 2.0  # no attempt starts with less of the slice left
+    grace_seconds: float = 30.0       # how long past the slice in-flight (Ray) attempts are awaited
+    max_target_errors: int = 3        # consecutive ERROR attempts at the target → the target is in error
+
+    def __post_init__(self) -> None:
+        if self.max_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
+                or self.max_subgoal_variants < 0:
+            raise ValueError("max_variants, target_every, subgoals_per_attempt and max_subgoal_variants must be >= 0")
+        if self.min_attempt_seconds <= 0 or self.grace_seconds < 0 or self.max_target_errors < 1:
+            raise ValueError("min_attempt_seconds must be > 0, grace_seconds >= 0, max_target_errors >= 1")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TTRLConfig":
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown ttrl config keys: {', '.join(unknown)}")
+        return cls(**data)
+
+
+def target_problem(name: str, theorem: Theorem) -> SourceProblem:
+    return SourceProblem(f"{TARGET_PREFIX}{name}", "target", theorem)
+
+
+def variant_problem(variant: Variant) -> SourceProblem:
+    return SourceProblem(f"{VARIANT_PREFIX}{variant.theorem.name}", "variant", variant.theorem)
+
+
+class VariantStore:
+    """`<target dir>/variants.json`: the target's variants (structural ones made once, subgoal ones
+    appended), the goal texts already turned into variants, and the subgoal rounds so far."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.generated = False
+        self.variants: list[Variant] = []
+        self.used_goals: list[str] = []
+        self.rounds = 0
+        if self.path.exists():
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.generated = bool(data.get("generated", True))
+            self.variants = [Variant.from_dict(v) for v in data.get("variants", [])]
+            self.used_goals = list(data.get("used_goals", []))
+            self.rounds = int(data.get("rounds", 0))
+
+    def save(self) -> None:
+        write_atomic(self.path, json.dumps({"generated": self.generated, "rounds": self.rounds,
+                                            "variants": [v.to_dict() for v in self.variants],
+                                            "used_goals": self.used_goals}, indent=1, ensure_ascii=False))
+
+    def add(self, variants: Sequence[Variant]) -> list[Variant]:
+        """Append the variants whose name and statement are new; return those."""
+        names = {v.theorem.name for v in self.variants}
+        props = {normalise(v.proposition) for v in self.variants}
+        added = []
+        for variant in variants:
+            prop = normalise(variant.proposition)
+            if variant.theorem.name in names or prop in props:
+                continue
+            names.add(variant.theorem.name)
+            props.add(prop)
+            added.append(variant)
+        self.variants.extend(added)
+        return added
+
+    def statements(self) -> dict[str, str]:
+        return {v.theorem.name: v.proposition for v in self.variants}
+
+    def by_kind(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for variant in self.variants:
+            counts[variant.kind] = counts.get(variant.kind, 0) + 1
+        return counts
+
+    def subgoal_count(self) -> int:
+        return sum(v.kind == "subgoal" for v in self.variants)
+
+
+def open_subgoals(episode: Episode) -> list[str]:
+    """Goal texts an attempt visited and did not prove (its value-only "not proved" records)."""
+    return list(dict.fromkeys(r.goal for r in episode.records if r.tactic is None))
+
+
+@dataclass
+class SessionResult:
+    """What one slice did."""
+
+    episodes: int = 0
+    target_attempts: int = 0
+    lost_attempts: int = 0
+    learner_steps: int = 0
+    new_variants: int = 0
+    stopped: str = ""        # proved | disproved | time | episodes | error | decided-before
+
+
+PoolFactory = Callable[[Sequence[SourceProblem]], ActorPool]
+
+
+class TTRLSession:
+    """One slice of TTRL on one target (see the module docstring).
+
+    `selfplay` is the self-play config with `run_dir` = the target's directory; `make_pool` builds
+    an actor pool over the given problems (weights from `<run_dir>/weights`); `make_env` a Coq env
+    for variant generation; `state` is updated in place (seconds, counts, status, proof) and
+    `on_update()` is called after every change worth persisting (every episode).
+    """
+
+    def __init__(self, name: str, theorem: Theorem, selfplay: SelfPlayConfig, config: TTRLConfig,
+                 supervised: Sequence[TrainingRecord], make_pool: PoolFactory, make_env: Callable[[], ProofEnv],
+                 state: TargetState, on_update: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.name, self.theorem = name, theorem
+        self.selfplay = dataclasses.replace(selfplay, resume=True)
+        self.config = config
+        self.supervised = supervised
+        self.make_pool, self.make_env = make_pool, make_env
+        self.state = state
+        self.on_update = on_update or (lambda: None)
+        self.clock = clock
+        self.target = target_problem(name, theorem)
+        self.store = VariantStore(Path(self.selfplay.run_dir) / VARIANTS_FILE)
+        self._env: ProofEnv | None = None
+
+    # ---- helpers ----------------------------------------------------------------------------------
+    def _variant_env(self) -> ProofEnv:
+        if self._env is None:
+            self._env = self.make_env()
+        return self._env
+
+    def _close_env(self) -> None:
+        if self._env is not None:
+            close = getattr(self._env, "close", None)
+            if callable(close):
+                close()
+            self._env = None
+
+    def _generate(self) -> bool:
+        """Make the structural variants once (False: the target does not elaborate)."""
+        if self.store.generated:
+            return True
+        counts = Counts()
+        if self.theorem.language != "coq":   # variants are made for Coq statements: the target alone
+            log.warning("%s: no variants for a %s theorem", self.name, self.theorem.language)
+            self.store.generated = True
+            self.store.save()
+            return True
+        try:
+            variants = generate_variants(self.theorem, self.config.max_variants, self._variant_env(), counts=counts) \
+                if self.config.max_variants > 0 else []
+        except EnvError as error:
+            self.state.status, self.state.error = ERROR, str(error).splitlines()[0] if str(error) else "EnvError"
+            return False
+        self.store.add(variants)
+        self.store.generated = True
+        self.store.save()
+        log.info("%s: %d variants (%d candidates, %d elaborated)", self.name, len(variants), counts.candidates,
+                 counts.elaborated)
+        return True
+
+    def _sync_variant_counts(self) -> None:
+        self.state.variants_generated = len(self.store.variants)
+        self.state.variants_by_kind = self.store.by_kind()
+
+    def _subgoal_variants(self, episode: Episode) -> list[Variant]:
+        """New variants from a failed target attempt's open subgoals (stored in variants.json)."""
+        cfg = self.config
+        room = cfg.max_subgoal_variants - self.store.subgoal_count()
+        if not cfg.subgoal_variants or self.theorem.language != "coq" or room <= 0:
+            return []
+        used = set(self.store.used_goals)
+        texts = [t for t in open_subgoals(episode) if t not in used][: cfg.subgoals_per_attempt]
+        if not texts:
+            return []
+        self.store.used_goals.extend(texts)
+        self.store.rounds += 1
+        try:
+            made = from_subgoals(self.theorem, texts, self._variant_env(),
+                                 name_prefix=f"{self.theorem.name}_sg{self.store.rounds}_")
+        except EnvError as error:
+            log.warning("%s: subgoal variants failed: %s", self.name, error)
+            made = []
+        added = self.store.add(made[:room])
+        self.store.save()
+        return added
+
+    @staticmethod
+    def _extend(driver: SelfPlay, pool: ActorPool, problems: Sequence[SourceProblem]) -> bool:
+        """Add problems to a running in-process actor and the driver (a new matchmaker replayed from
+        the buffer). False for pools whose actors cannot take new problems (Ray)."""
+        actor = getattr(pool, "actor", None)
+        if actor is None or not isinstance(getattr(actor, "problems", None), dict):
+            return False
+        new = {p.id: p for p in problems}
+        actor.problems.update(new)
+        driver.problems.update(new)
+        driver.matchmaker = Matchmaker(sorted(driver.problems), driver.cfg.matchmaker,
+                                       seed=driver.cfg.seed + len(driver.problems))
+        driver.matchmaker.replay(driver.buffer.episodes_iter())
+        return True
+
+    def _attempt(self, driver: SelfPlay, dedicated: bool, remaining: float) -> Attempt:
+        target = self.target.id
+        if dedicated:
+            seconds, simulations = driver.matchmaker.budget(target)
+            attempt = Attempt(target, False, seconds, simulations)
+        else:
+            try:
+                attempt = driver.matchmaker.next_attempt()
+            except NoProblemsLeft:   # every variant disproved and the target too: cannot happen while open
+                seconds, simulations = driver.matchmaker.budget(target)
+                attempt = Attempt(target, False, seconds, simulations)
+        return dataclasses.replace(attempt, max_seconds=max(0.5, min(attempt.max_seconds, remaining)))
+
+    # ---- the slice --------------------------------------------------------------------------------
+    def run(self, seconds: float) -> SessionResult:
+        """Spend up to `seconds` (setup included) on the target; see the module docstring."""
+        started = self.clock()
+        deadline = started + seconds
+        base = self.state.seconds
+        self.state.slices += 1
+        result = SessionResult()
+        summary = EpisodeSummary(self.target.id)
+        loaded = []   # non-empty once the summary holds the whole buffer
+
+        def tick() -> None:
+            """Seconds used, then what the episodes say, then persist."""
+            self.state.seconds = round(base + self.clock() - started, 3)
+            if loaded:
+                summary.apply(self.state, self.store.statements())
+            self._sync_variant_counts()
+            self.on_update()
+
+        driver: SelfPlay | None = None
+        pool: ActorPool | None = None
+        try:
+            if not self._generate():
+                result.stopped = "error"
+                return result
+            problems = [self.target, *(variant_problem(v) for v in self.store.variants)]
+            driver = SelfPlay(self.selfplay, problems, self.supervised)
+            summary.add_all(driver.buffer.episodes_iter())
+            loaded.append(True)
+            tick()
+            if summary.decided:
+                result.stopped = "decided-before"
+                return result
+            pool = self.make_pool(problems)
+            self._loop(driver, pool, summary, deadline, result, tick)
+            return result
+        finally:
+            try:
+                if pool is not None:
+                    pool.close()
+                if driver is not None:
+                    driver.learner.save()
+                    driver.buffer.close()
+            finally:
+                self._close_env()
+                tick()
+
+    def _loop(self, driver: SelfPlay, pool: ActorPool, summary: EpisodeSummary, deadline: float,
+              result: SessionResult, tick: Callable[[], None]) -> None:
+        cfg, clock = self.config, self.clock
+        cap = self.selfplay.max_episodes
+        since_target = cfg.target_every   # the first attempt of a slice is the target
+        in_flight = target_errors = 0
+        while True:
+            remaining = deadline - clock()
+            capped = bool(cap) and result.episodes + in_flight >= cap
+            if not result.stopped and remaining >= cfg.min_attempt_seconds and not capped:
+                while pool.idle() > 0 and not (cap and result.episodes + in_flight >= cap):
+                    dedicated = cfg.target_every > 0 and since_target >= cfg.target_every
+                    since_target = 0 if dedicated else since_target + 1
+                    pool.submit(self._attempt(driver, dedicated, deadline - clock()))
+                    in_flight += 1
+            else:
+                if not result.stopped:
+                    result.stopped = "episodes" if capped else "time"
+                if in_flight == 0 or result.stopped in ("proved", "disproved", "error") \
+                        or clock() > deadline + cfg.grace_seconds:
+                    return
+            for attempt, episode in pool.poll(timeout=0.05 if driver.owed_steps else 1.0):
+                in_flight -= 1
+                if episode is None:   # an actor died mid-attempt: nothing stored
+                    result.lost_attempts += 1
+                    continue
+                driver.handle(attempt, episode)
+                summary.add(episode)
+                result.episodes += 1
+                on_target = attempt.problem == self.target.id and not attempt.disprove
+                result.target_attempts += on_target
+                if summary.decided and not result.stopped:
+                    result.stopped = "proved" if summary.proof is not None else "disproved"
+                if attempt.problem == self.target.id:
+                    target_errors = target_errors + 1 if episode.outcome is Outcome.ERROR else 0
+                    if target_errors >= cfg.max_target_errors and not result.stopped:
+                        # the statement does not elaborate (or the prover cannot start): stop, do not spin
+                        self.state.status, self.state.error = ERROR, episode.error or "attempts end in error"
+                        result.stopped = "error"
+                if on_target and episode.outcome is Outcome.FAILED and not summary.decided:
+                    added = self._subgoal_variants(episode)
+                    if added:
+                        result.new_variants += len(added)
+                        if self._extend(driver, pool, [variant_problem(v) for v in added]):
+                            log.info("%s: %d subgoal variants joined the slice", self.name, len(added))
+                tick()
+            if result.stopped in ("proved", "disproved", "error"):
+                return
+            # actors busy: one learner step between polls; in-process actor idle: the owed steps
+            if pool.idle() == 0:
+                result.learner_steps += driver.learn(max_steps=1)
+            else:
+                while driver.owed_steps > 0 and deadline - clock() >= cfg.min_attempt_seconds:
+                    done = driver.learn(max_steps=1)
+                    result.learner_steps += done
+                    if not done:
+                        break
+
+
+def reconcile(target_dir: str | Path, state: TargetState, buffer_capacity: int = 200_000) -> None:
+    """Bring `state` up to date with what the target's replay buffer holds (after a crash the buffer
+    may hold a proof that state.json had not recorded yet). Nothing is written to the buffer."""
+    from selfplay.replay_buffer import ReplayBuffer
+
+    buffer_dir = Path(target_dir) / "buffer"
+    if not buffer_dir.is_dir():
+        return
+    store = VariantStore(Path(target_dir) / VARIANTS_FILE)
+    with ReplayBuffer(buffer_dir, buffer_capacity) as buffer:
+        summary = EpisodeSummary(f"{TARGET_PREFIX}{state.name}").add_all(buffer.episodes_iter())
+    summary.apply(state, store.statements())
+    state.variants_generated, state.variants_by_kind = len(store.variants), store.by_kind()
+
+
+__all__ = ["SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile", "target_problem",
+           "variant_problem"]
