@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,29 @@ def dev_problem_names() -> frozenset[str]:
 def is_dev_problem(name: str) -> bool:
     """Whether `name` (a bare problem name or `benchmark/name`) is in the dev subset."""
     return name.rpartition("/")[2] in dev_problem_names()
+
+
+def statement_without_name(statement: str) -> str:
+    """A declaration without its keyword and name, whitespace-normalised: what two copies of one
+    problem under different names share."""
+    return " ".join(re.sub(r"^\s*\w+\s+[\w'.]+", "", statement).split())
+
+
+@functools.cache
+def _dev_statements() -> dict[str, str]:
+    return {statement_without_name(p.theorem.statement): p.name for p in load_benchmark("minif2f-rocq-dev")
+            if p.theorem is not None}
+
+
+def dev_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
+    """The dev-subset problem that `name` / `theorem` is — by name, or by its statement under any
+    other name — else None. Every path that trains (self-play sources, the driver, TTRL targets)
+    applies it."""
+    if is_dev_problem(name):
+        return name.rpartition("/")[2]
+    if theorem is None:
+        return None
+    return _dev_statements().get(statement_without_name(theorem.statement))
 
 
 def load_benchmark(spec: str) -> list[Problem]:

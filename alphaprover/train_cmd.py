@@ -12,7 +12,7 @@ import dataclasses
 import json
 import logging
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from omegaconf import DictConfig
 from tqdm import tqdm

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from omegaconf import DictConfig
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.problems import is_dev_problem, load_benchmark
+from alphaprover.problems import dev_problem_of, is_dev_problem, load_benchmark
 from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
                                  resolve_theorem)
 from alphaprover.train_cmd import CLI_KEYS, ActorRecipe, EvaluatorRecipe, load_supervised
@@ -87,21 +87,16 @@ def load_targets(spec: str, language: str, header: str | None = None, name: str 
     return targets
 
 
-def _statement_key(statement: str) -> str:
-    """A statement without its keyword and name, whitespace-normalised."""
-    return " ".join(re.sub(r"^\s*\w+\s+[\w'.]+", "", statement).split())
-
-
 def refuse_dev_targets(targets: Sequence[Target]) -> None:
     """UsageError if any target is a dev-subset problem, by name or by statement (docs/ARCHITECTURE.md
     §Data: the dev subset is for measuring only; TTRL trains on its targets)."""
-    dev_statements = {_statement_key(p.theorem.statement): p.name for p in load_benchmark("minif2f-rocq-dev")
-                      if p.theorem is not None}
     for target in targets:
         names = [target.name] + ([target.theorem.name] if target.theorem is not None else [])
-        same = dev_statements.get(_statement_key(target.theorem.statement)) if target.theorem is not None else None
-        if any(is_dev_problem(n) for n in names) or same:
-            which = same or target.name
+        if any(is_dev_problem(n) for n in names):
+            which: str | None = target.name
+        else:
+            which = dev_problem_of(target.name, target.theorem)
+        if which:
             raise UsageError(f"{which} is in the dev subset (minif2f-rocq-dev), which is for measuring only: "
                              "TTRL may not train on it")
 

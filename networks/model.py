@@ -83,14 +83,17 @@ class ProverModel(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, labels: torch.Tensor,
                 steps: torch.Tensor, value_weight: float) -> dict[str, torch.Tensor]:
-        """Losses for a batch. `labels` are tactic ids padded with −100; `steps` ≥ 1."""
+        """Losses for a batch. `labels` are tactic ids padded with −100 (a row of only −100 is a
+        value-only example, as self-play's unproved goals are; a batch of only those has policy
+        loss 0); `steps` ≥ 1."""
         encoder = self.encode(input_ids, attention_mask)
         out = self.t5(encoder_outputs=encoder, attention_mask=attention_mask, labels=labels)
+        policy_loss = out.loss if bool((labels != -100).any()) else out.logits.sum() * 0.0
         value_logits = self.value_logits(encoder.last_hidden_state, attention_mask)
         value_loss = F.cross_entropy(value_logits, self.steps_to_bins(steps))
         return {
-            "loss": out.loss + value_weight * value_loss,
-            "policy_loss": out.loss,
+            "loss": policy_loss + value_weight * value_loss,
+            "policy_loss": policy_loss,
             "value_loss": value_loss,
             "logits": out.logits,
             "value_logits": value_logits,

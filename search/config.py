@@ -18,13 +18,21 @@ from search.value_units import UNPROVED_STEPS
 T = TypeVar("T")
 
 
-def _from_dict(cls: type[T], data: dict[str, Any]) -> T:
-    """`cls(**data)`, with a one-line ValueError for unknown keys or rejected values."""
-    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - known)
+def reject_unknown_keys(cls: type, data: dict[str, Any], label: str | None = None) -> None:
+    """One-line ValueError "unknown <label or class name> keys: …" for keys `cls` has no field for."""
+    unknown = sorted(set(data) - {f.name for f in fields(cls)})
     if unknown:
-        raise ValueError(f"unknown {cls.__name__} keys: {', '.join(unknown)}")
+        raise ValueError(f"unknown {label or cls.__name__} keys: {', '.join(unknown)}")
+
+
+def config_from_dict(cls: type[T], data: dict[str, Any], label: str | None = None) -> T:
+    """`cls(**data)`, with a one-line ValueError for unknown keys or rejected values. The config
+    dataclasses of search, self-play and TTRL build themselves with it."""
+    reject_unknown_keys(cls, data, label)
     return cls(**data)
+
+
+_from_dict = config_from_dict
 
 
 def _require(condition: bool, message: str) -> None:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 import random
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
-from search.config import Budget
+from search.config import Budget, config_from_dict
 from search.evaluator import Evaluator
 from search.solve import Method, SearchSettings, solve
 from selfplay.episode import Episode, Outcome
@@ -50,10 +50,7 @@ class ActorConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ActorConfig":
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown actor config keys: {', '.join(unknown)}")
-        return cls(**data)
+        return config_from_dict(cls, data, "actor config")
 
 
 EvaluatorFactory = Callable[[Path], Evaluator]
@@ -105,14 +102,11 @@ class Actor:
         except Exception as error:  # noqa: BLE001 - one bad attempt must not end a run
             log.exception("%s: attempt on %s failed", self.name, attempt.problem)
             return self._error(attempt, problem.source, f"{type(error).__name__}: {error}", time.monotonic() - started)
-        if outcome.incident:
-            log.error("%s: soundness incident on %s: %s", self.name, attempt.problem, outcome.incident)
         records = episode_records(outcome.tree, problem.source, self.config.min_visits_for_value) \
             if outcome.tree is not None else []
-        if not outcome.proved:
-            # the root was not verified: its own records must not say "proved"
-            root_text = outcome.tree.root.goal.text if outcome.tree is not None else None
-            records = [r for r in records if r.goal != root_text or r.tactic is None]
+        if outcome.incident:  # the search believed in a proof the kernel rejected: trust nothing of this tree
+            log.error("%s: soundness incident on %s: %s", self.name, attempt.problem, outcome.incident)
+            records = []
         return Episode(
             problem=attempt.problem, source=problem.source, disprove=attempt.disprove,
             outcome=Outcome.PROVED if outcome.proved else Outcome.FAILED, proof=outcome.script,

@@ -1,7 +1,7 @@
 """The learner: trains the prover network on replay batches and publishes numbered weights.
 
-Loss = the pretraining loss (tactic cross-entropy on records with a tactic + value_weight × value
-cross-entropy on every record), on batches drawn by a `MixedSampler` (replay + supervised data).
+Loss = the pretraining loss, `ProverModel.forward` (tactic cross-entropy on records with a tactic
++ value_weight × value cross-entropy on every record), on batches drawn by a `MixedSampler` (replay + supervised data).
 Engines: `torch` (AdamW, any device) or `deepspeed` (ZeRO stage 1/2 with DeepSpeed's optimizer;
 on CPU here, with a one-process gloo group; on a GPU cluster unchanged).
 
@@ -18,16 +18,17 @@ from __future__ import annotations
 import json
 import os
 import random
-from dataclasses import dataclass, fields
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import torch
-from torch.nn import functional as F
 
 from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
 from networks.model import ProverModel
 from networks.tokenizer import ProofTokenizer
+from search.config import config_from_dict
 from selfplay.episode import TrainingRecord
 
 ENGINES = ("torch", "deepspeed")
@@ -60,10 +61,7 @@ class LearnerConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "LearnerConfig":
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown learner config keys: {', '.join(unknown)}")
-        return cls(**data)
+        return config_from_dict(cls, data, "learner config")
 
 
 def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer, model: ProverModel
@@ -84,20 +82,6 @@ def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer
     return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels, "steps": steps}
 
 
-def losses(model: ProverModel, batch: dict[str, torch.Tensor], value_weight: float) -> dict[str, torch.Tensor]:
-    """Tactic cross-entropy over the labelled tokens (0 if none) + weighted value cross-entropy."""
-    encoder = model.encode(batch["input_ids"], batch["attention_mask"])
-    logits = model.t5(encoder_outputs=encoder, attention_mask=batch["attention_mask"], labels=batch["labels"]).logits
-    labels = batch["labels"]
-    if (labels != -100).any():
-        policy = F.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
-    else:
-        policy = logits.sum() * 0.0
-    value_logits = model.value_logits(encoder.last_hidden_state, batch["attention_mask"])
-    value = F.cross_entropy(value_logits, model.steps_to_bins(batch["steps"]))
-    return {"loss": policy + value_weight * value, "policy_loss": policy, "value_loss": value}
-
-
 class Learner:
     """Plain class (Ray wraps it): `train(n)` steps on sampled batches, `publish()` new weights."""
 
@@ -115,14 +99,11 @@ class Learner:
         self.step = 0
         self.version = 0
         self.rng = random.Random(seed)
-        self._engine = None
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        self._engine = _deepspeed_engine(self.model, config) if config.engine == "deepspeed" else None
+        self.optimizer = self._engine.optimizer if self._engine is not None else \
+            torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         state = torch.load(self.state_dir / "learner_state.pt", weights_only=False) if resume else None
-        if config.engine == "deepspeed":
-            self._engine = _deepspeed_engine(self.model, config)
-            if state is not None and state.get("engine") == "deepspeed":
-                self._engine.optimizer.load_state_dict(state["optimizer"])
-        elif state is not None and state.get("engine", "torch") == "torch":
+        if state is not None and state.get("engine", "torch") == config.engine:  # moments of the same engine only
             self.optimizer.load_state_dict(state["optimizer"])
         if state is not None:
             self.step, self.version = int(state["step"]), int(state["version"])
@@ -136,7 +117,8 @@ class Learner:
         batch = collate_records(records, self.tokenizer, self.model)
         device = next(self.model.parameters()).device
         batch = {k: v.to(device) for k, v in batch.items()}
-        out = losses(self.model, batch, self.config.value_weight)
+        out = self.model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
+                         self.config.value_weight)
         if self._engine is not None:
             self._engine.backward(out["loss"])
             self._engine.step()
@@ -148,15 +130,14 @@ class Learner:
         self.step += 1
         if self.step % self.config.checkpoint_every == 0:
             self.save()
-        return {k: float(v.item()) for k, v in out.items()}
+        return {k: float(out[k].item()) for k in ("loss", "policy_loss", "value_loss")}
 
     # ---- persistence ------------------------------------------------------------------------------
     def save(self) -> None:
         """The resumable learner state (written to a sibling, then swapped in)."""
         staging = self.run_dir / "learner.tmp"
         save_checkpoint(staging, self.model, self.tokenizer, {"step": self.step, "version": self.version})
-        optimizer = self._engine.optimizer if self._engine is not None else self.optimizer
-        torch.save({"optimizer": optimizer.state_dict(), "step": self.step, "version": self.version,
+        torch.save({"optimizer": self.optimizer.state_dict(), "step": self.step, "version": self.version,
                     "rng": self.rng.getstate(), "engine": self.config.engine}, staging / "learner_state.pt")
         _swap_in(staging, self.state_dir)
 
@@ -202,8 +183,6 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def _swap_in(staging: Path, target: Path) -> None:
     """Replace `target` by the complete directory `staging` (old copy removed after the swap)."""
-    import shutil
-
     old = target.with_name(target.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
     if target.exists():

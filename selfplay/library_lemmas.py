@@ -273,13 +273,8 @@ def _library_files(root: Path, exclude: Sequence[str]) -> list[Path]:
 def _library_base(root: Path) -> Path:
     """Ids name files below the library root they live in: theories/ or user-contrib/ (so `Arith/Plus`,
     `Flocq/Core/Raux`), else the root's parent directory."""
-    for base in (COQ_LIB / "theories", COQ_LIB / "user-contrib"):
-        try:
-            root.relative_to(base)
-            return base
-        except ValueError:
-            pass
-    return root.parent
+    return next((base for base in (COQ_LIB / "theories", COQ_LIB / "user-contrib") if root.is_relative_to(base)),
+                root.parent)
 
 
 def library_candidates(root: Path, source: str, exclude: Sequence[str] = ()) -> tuple[list[Candidate], int]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import logging
 import random
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from alphaprover.problems import is_dev_problem
+from alphaprover.problems import dev_problem_of
+from search.config import reject_unknown_keys
 from selfplay.actor import Actor, SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig
@@ -50,9 +51,7 @@ class SelfPlayConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "SelfPlayConfig":
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown train config keys: {', '.join(unknown)}")
+        reject_unknown_keys(cls, data, "train config")
         values = dict(data)
         values["learner"] = LearnerConfig.from_dict(dict(values.get("learner") or {}))
         values["matchmaker"] = MatchmakerConfig.from_dict(dict(values.get("matchmaker") or {}))
@@ -116,7 +115,7 @@ class SelfPlay:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.problems = {p.id: p for p in problems}
-        dev = [name for name in self.problems if is_dev_problem(name)]
+        dev = [name for name, problem in self.problems.items() if dev_problem_of(name, problem.theorem)]
         if dev:  # the dev subset is for measuring only (docs/ARCHITECTURE.md §Data)
             raise ValueError(f"dev-subset problems cannot be self-play problems: {', '.join(dev[:3])}")
         if not cfg.resume and (self.run_dir / "buffer").exists():

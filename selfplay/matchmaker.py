@@ -35,17 +35,10 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Iterable, Sequence
 
 from alphaprover.problems import is_dev_problem
+from search.config import config_from_dict
 from selfplay.episode import Episode
 
 STATE_VERSION = 1
-
-
-def _from_dict(cls: type, data: dict[str, Any]) -> Any:
-    """`cls(**data)`, with a one-line ValueError on unknown keys."""
-    unknown = sorted(set(data) - {f.name for f in fields(cls)})
-    if unknown:
-        raise ValueError(f"unknown {cls.__name__} keys: {', '.join(unknown)}")
-    return cls(**data)
 
 
 @dataclass(frozen=True)
@@ -84,7 +77,7 @@ class MatchmakerConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MatchmakerConfig":
-        return _from_dict(cls, data)
+        return config_from_dict(cls, data)
 
 
 @dataclass(frozen=True)
@@ -102,7 +95,7 @@ class Attempt:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Attempt":
-        attempt = _from_dict(cls, data)
+        attempt = config_from_dict(cls, data)
         return cls(str(attempt.problem), bool(attempt.disprove), float(attempt.max_seconds),
                    int(attempt.max_simulations))
 

@@ -19,7 +19,7 @@
                                 `variants`. Variants may be false: self-play's disproof attempts
                                 handle that.
 
-The dev subset (`alphaprover.problems.is_dev_problem`) never gets in: a benchmark source that
+The dev subset (`alphaprover.problems.dev_problem_of`: by name or by statement) never gets in: a source that
 contains a dev problem is refused (ValueError), and variants are never made of a dev problem (the
 inner source is refused the same way). Within one load, problems are deduplicated by statement:
 the statement without its name, with its header, for benchmark and variant sources; Coq's printed
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from alphaprover.problems import Problem, is_dev_problem, load_benchmark
+from alphaprover.problems import Problem, dev_problem_of, load_benchmark
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
 from selfplay.actor import SourceProblem
@@ -142,7 +142,7 @@ def _benchmark_problems(spec: str, purpose: str = "") -> list[Problem]:
         if Path(spec).exists():
             raise
         raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>]") from None
-    dev = [p.name for p in loaded if is_dev_problem(p.name)]
+    dev = [p.name for p in loaded if dev_problem_of(p.name, p.theorem)]
     if dev:
         raise ValueError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
                          f"the dev subset is for measuring only{purpose}")

@@ -37,11 +37,12 @@ import dataclasses
 import json
 import logging
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
+from search.config import config_from_dict
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
@@ -77,10 +78,7 @@ class TTRLConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "TTRLConfig":
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown ttrl config keys: {', '.join(unknown)}")
-        return cls(**data)
+        return config_from_dict(cls, data, "ttrl config")
 
 
 def target_problem(name: str, theorem: Theorem) -> SourceProblem:

@@ -141,3 +141,25 @@ def test_the_dev_subset_cannot_be_a_source(tmp_path: Path) -> None:
     smuggled = SourceProblem(f"other/{dev_name}", "other", find_problem(dev_name).theorem)
     with pytest.raises(ValueError, match="dev-subset"):
         SelfPlay(SelfPlayConfig(run_dir=str(tmp_path / "run"), checkpoint="unused"), [smuggled], [])
+
+
+def test_a_renamed_copy_of_a_dev_problem_is_refused(tmp_path: Path) -> None:
+    """The dev guard reads statements, not only names: a dev problem saved under another name is
+    refused by the source loader and by the driver."""
+    from alphaprover.problems import find_problem
+    from alphaprover.train_cmd import load_sources
+    from selfplay.actor import SourceProblem
+    from selfplay.loop import SelfPlay, SelfPlayConfig
+
+    dev_name = sorted(dev_problem_names())[1]
+    directory = tmp_path / "renamed"
+    directory.mkdir()
+    text = (VALID / f"{dev_name}.v").read_text(encoding="utf-8").replace(f"Theorem {dev_name}", "Theorem innocent")
+    (directory / "innocent.v").write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError, match="dev-subset"):
+        load_sources([str(directory)])
+    theorem = find_problem(dev_name).theorem
+    renamed = SourceProblem("other/innocent", "other", type(theorem)(
+        "innocent", theorem.header, theorem.statement.replace(dev_name, "innocent", 1), theorem.language))
+    with pytest.raises(ValueError, match="dev-subset"):
+        SelfPlay(SelfPlayConfig(run_dir=str(tmp_path / "run"), checkpoint="unused"), [renamed], [])
