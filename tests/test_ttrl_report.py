@@ -421,3 +421,40 @@ def test_session_respects_its_time_and_resumes_from_the_buffer(tmp_path: Path, t
     session2.run(12)
     assert fresh.episodes == len(attempts) + len(pools[1].attempts)
     assert pools[1].attempts[0].problem == "target/t"
+
+
+def test_final_attempt_takes_the_end_of_the_slice_with_the_newest_weights(tmp_path: Path,
+                                                                            tiny_checkpoint: Path) -> None:
+    from selfplay.learner import latest_weights
+
+    clock = FakeClock()
+    state = R.TargetState("t", "Theorem t : 1 = 1.")
+    pools: list = []
+    published_at_final: list = []
+    weights = tmp_path / "run" / "t" / "weights"
+
+    def play(attempt) -> Episode:
+        if attempt.max_simulations == 5000:       # the final attempt: what weights can the actor see?
+            published_at_final.append(latest_weights(weights))
+        return ep(attempt.problem, records=(TrainingRecord("⊢ 1 = 1", "reflexivity.", 1),))
+
+    config = TTRLConfig(target_every=2, subgoal_variants=False, final_attempt_fraction=0.5,
+                        final_attempt_simulations=5000)
+    session, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, config, pools)
+    result = session.run(100)
+    attempts = pools[0].attempts
+    final = attempts[-1]
+    assert result.stopped == "time" and final.problem == "target/t" and not final.disprove
+    assert final.max_simulations == 5000 and final.max_seconds == pytest.approx(50)
+    assert sum(a.max_seconds for a in attempts[:-1]) == pytest.approx(50)   # self-play ends where it starts
+    assert all(a.max_simulations != 5000 for a in attempts[:-1])
+    # every owed learner step was taken, and the weights published, before the final attempt
+    import torch
+
+    learner = torch.load(tmp_path / "run" / "t" / "learner" / "learner_state.pt", weights_only=False)
+    _, seen = published_at_final[0]
+    metadata = json.loads((seen / "config.json").read_text())["metadata"]
+    assert learner["step"] == len(attempts) - 1 == metadata["learner_step"]
+    assert learner["step"] % 2 == 1     # not a multiple of publish_every: published for the final attempt
+    with pytest.raises(ValueError):
+        TTRLConfig(final_attempt_fraction=1.0)

@@ -21,6 +21,11 @@ session drives `SelfPlay.handle` / `SelfPlay.learn` from its own loop instead of
 * the slice ends when the target is proved (a PROVED episode: `search.solve` inside the actor has
   already had the proof accepted by the backend's kernel check and axiom audit), or disproved
   (its negation proved), or when the time (or `max_episodes` of the self-play config) is used.
+* with `final_attempt_fraction` > 0, the last that fraction of every slice is ONE dedicated
+  attempt at the target with every owed learner step taken and the newest weights published
+  first: self-play makes the network better on the target's neighbourhood, and this attempt is
+  where a long search can use it (the periodic attempts have the matchmaker's short budgets).
+  Self-play attempts before it are cut to end when it starts.
 * after a failed attempt at the target, its open subgoals become variants (`from_subgoals`) when
   `subgoal_variants` is on. The actor does not hand out its search tree, but its Episode carries
   a value-only record for every goal the search visited (≥ `actor.min_visits_for_value` times, or
@@ -68,6 +73,8 @@ class TTRLConfig:
     min_attempt_seconds: float = 2.0  # no attempt starts with less of the slice left
     grace_seconds: float = 30.0       # how long past the slice in-flight (Ray) attempts are awaited
     max_target_errors: int = 3        # consecutive ERROR attempts at the target → the target is in error
+    final_attempt_fraction: float = 0.0   # the slice's last fraction: one long target attempt (0 = none)
+    final_attempt_simulations: int = 1_000_000   # its simulation cap (its time is the real limit)
 
     def __post_init__(self) -> None:
         if self.max_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
@@ -75,6 +82,8 @@ class TTRLConfig:
             raise ValueError("max_variants, target_every, subgoals_per_attempt and max_subgoal_variants must be >= 0")
         if self.min_attempt_seconds <= 0 or self.grace_seconds < 0 or self.max_target_errors < 1:
             raise ValueError("min_attempt_seconds must be > 0, grace_seconds >= 0, max_target_errors >= 1")
+        if not 0.0 <= self.final_attempt_fraction < 1.0 or self.final_attempt_simulations < 1:
+            raise ValueError("final_attempt_fraction must be in [0, 1), final_attempt_simulations >= 1")
 
     @classmethod
     def from_dict(cls, data: dict) -> "TTRLConfig":
@@ -308,7 +317,9 @@ class TTRLSession:
                 result.stopped = "decided-before"
                 return result
             pool = self.make_pool(problems)
-            self._loop(driver, pool, summary, deadline, result, tick)
+            final_at = deadline - self.config.final_attempt_fraction * seconds \
+                if self.config.final_attempt_fraction > 0 else None
+            self._loop(driver, pool, summary, deadline, final_at, result, tick)
             return result
         finally:
             try:
@@ -321,20 +332,41 @@ class TTRLSession:
                 self._close_env()
                 tick()
 
+    def _final_attempt(self, driver: SelfPlay, remaining: float) -> Attempt:
+        """The slice's long target attempt, after the owed learner steps and with the newest weights."""
+        while driver.owed_steps > 0 and driver.learn(max_steps=1):
+            pass
+        learner = driver.learner
+        if learner.step % driver.cfg.learner.publish_every != 0:   # steps since the last publication
+            learner.publish()
+        return Attempt(self.target.id, False, max(0.5, remaining), self.config.final_attempt_simulations)
+
     def _loop(self, driver: SelfPlay, pool: ActorPool, summary: EpisodeSummary, deadline: float,
-              result: SessionResult, tick: Callable[[], None]) -> None:
+              final_at: float | None, result: SessionResult, tick: Callable[[], None]) -> None:
         cfg, clock = self.config, self.clock
         cap = self.selfplay.max_episodes
         since_target = cfg.target_every   # the first attempt of a slice is the target
         in_flight = target_errors = 0
+
+        def self_play_end() -> float:
+            """Self-play attempts and learner steps end here: the final attempt's start, or the deadline."""
+            return final_at if final_at is not None else deadline
+
         while True:
             remaining = deadline - clock()
             capped = bool(cap) and result.episodes + in_flight >= cap
             if not result.stopped and remaining >= cfg.min_attempt_seconds and not capped:
                 while pool.idle() > 0 and not (cap and result.episodes + in_flight >= cap):
+                    if final_at is not None and final_at - clock() < cfg.min_attempt_seconds:
+                        if in_flight:      # the final attempt waits for the in-flight ones (Ray)
+                            break
+                        pool.submit(self._final_attempt(driver, deadline - clock()))
+                        final_at = None    # submitted: from now on the slice ends at the deadline
+                        in_flight += 1
+                        continue
                     dedicated = cfg.target_every > 0 and since_target >= cfg.target_every
                     since_target = 0 if dedicated else since_target + 1
-                    pool.submit(self._attempt(driver, dedicated, deadline - clock()))
+                    pool.submit(self._attempt(driver, dedicated, self_play_end() - clock()))
                     in_flight += 1
             else:
                 if not result.stopped:
@@ -373,7 +405,7 @@ class TTRLSession:
             if pool.idle() == 0:
                 result.learner_steps += driver.learn(max_steps=1)
             else:
-                while driver.owed_steps > 0 and deadline - clock() >= cfg.min_attempt_seconds:
+                while driver.owed_steps > 0 and self_play_end() - clock() >= cfg.min_attempt_seconds:
                     done = driver.learn(max_steps=1)
                     result.learner_steps += done
                     if not done:
