@@ -44,16 +44,17 @@ def _pinned(core: int | None) -> Callable[[], None] | None:
     return lambda: os.sched_setaffinity(0, {core})
 
 
-def _start(argv: Sequence[str], log: Path, core: int | None) -> subprocess.Popen:
+def _start(argv: Sequence[str], log: Path, core: int | None) -> tuple[subprocess.Popen, float]:
+    """The arm's process and its start time."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
     with log.open("w") as out:
         return subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
-                                preexec_fn=_pinned(core))
+                                preexec_fn=_pinned(core)), time.monotonic()
 
 
-def _wait_cpu(proc: subprocess.Popen) -> tuple[int, float, float]:
-    """(exit code, CPU seconds of the process tree, wall seconds until it ended)."""
-    started = time.monotonic()
+def _wait_cpu(arm: tuple[subprocess.Popen, float]) -> tuple[int, float, float]:
+    """(exit code, CPU seconds of the process tree, wall seconds from its start to its end)."""
+    proc, started = arm
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, usage.ru_utime + usage.ru_stime, time.monotonic() - started
