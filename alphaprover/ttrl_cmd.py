@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from omegaconf import DictConfig
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.problems import dev_problem_of, is_dev_problem, load_benchmark
+from alphaprover.problems import dev_problem_of, load_benchmark
 from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
                                  resolve_theorem)
 from alphaprover.train_cmd import CLI_KEYS, ActorRecipe, EvaluatorRecipe, load_supervised
@@ -92,10 +92,7 @@ def refuse_dev_targets(targets: Sequence[Target]) -> None:
     §Data: the dev subset is for measuring only; TTRL trains on its targets)."""
     for target in targets:
         names = [target.name] + ([target.theorem.name] if target.theorem is not None else [])
-        if any(is_dev_problem(n) for n in names):
-            which: str | None = target.name
-        else:
-            which = dev_problem_of(target.name, target.theorem)
+        which = next(filter(None, (dev_problem_of(name, target.theorem) for name in names)), None)
         if which:
             raise UsageError(f"{which} is in the dev subset (minif2f-rocq-dev), which is for measuring only: "
                              "TTRL may not train on it")

@@ -32,8 +32,6 @@ def config_from_dict(cls: type[T], data: dict[str, Any], label: str | None = Non
     return cls(**data)
 
 
-_from_dict = config_from_dict
-
 
 def _require(condition: bool, message: str) -> None:
     if not condition:
@@ -63,7 +61,7 @@ class Budget:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Budget":
-        return _from_dict(cls, data)
+        return config_from_dict(cls, data)
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,7 @@ class MCTSConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MCTSConfig":
-        return _from_dict(cls, data)
+        return config_from_dict(cls, data)
 
 
 @dataclass(frozen=True)
@@ -153,7 +151,7 @@ class BestFirstConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "BestFirstConfig":
-        return _from_dict(cls, data)
+        return config_from_dict(cls, data)
 
 
 @dataclass(frozen=True)
@@ -187,4 +185,4 @@ class PortfolioConfig:
         for key in ("tactics", "hammer_tactics"):
             if key in data:
                 data[key] = tuple(data[key])
-        return _from_dict(cls, data)
+        return config_from_dict(cls, data)

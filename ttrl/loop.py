@@ -334,8 +334,7 @@ class TTRLSession:
 
     def _final_attempt(self, driver: SelfPlay, remaining: float) -> Attempt:
         """The slice's long target attempt, after the owed learner steps and with the newest weights."""
-        while driver.owed_steps > 0 and driver.learn(max_steps=1):
-            pass
+        driver.learn(max_steps=driver.owed_steps)
         learner = driver.learner
         if learner.step % driver.cfg.learner.publish_every != 0:   # steps since the last publication
             learner.publish()
