@@ -64,7 +64,8 @@ def load_supervised(path: str) -> list[TrainingRecord]:
 
 @dataclasses.dataclass(frozen=True)
 class EvaluatorRecipe:
-    """Picklable: builds an actor's evaluator from a published checkpoint directory."""
+    """Picklable: builds an actor's evaluator from a published checkpoint directory. With a
+    `lemma_file` (TTRL), goals with a known proof get it offered first (`ttrl.lemmas.WithLemmas`)."""
 
     mode: str
     language_backend: dict
@@ -72,6 +73,7 @@ class EvaluatorRecipe:
     seed: int
     threads: int
     engine: str | None
+    lemma_file: str = ""
 
     def __call__(self, checkpoint: Path):
         from networks.evaluator import NetworkEvaluator
@@ -79,10 +81,16 @@ class EvaluatorRecipe:
         mode = ActionMode.parse(self.mode)
         vocabulary = vocabulary_for(self.language_backend)
         if mode is ActionMode.FIXED:
-            return action_evaluator(mode, None, vocabulary)
-        network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
-                                                   threads=self.threads, engine=self.engine)
-        return action_evaluator(mode, network, vocabulary)
+            evaluator = action_evaluator(mode, None, vocabulary)
+        else:
+            network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
+                                                       threads=self.threads, engine=self.engine)
+            evaluator = action_evaluator(mode, network, vocabulary)
+        if self.lemma_file:
+            from ttrl.lemmas import LemmaTable, WithLemmas
+
+            return WithLemmas(evaluator, LemmaTable(self.lemma_file))
+        return evaluator
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,7 +35,7 @@ from lean_interface.api import Theorem
 from search.action_set import ActionMode
 from selfplay.actor import SourceProblem
 from selfplay.loop import InlineActors, SelfPlayConfig
-from ttrl.loop import TTRLConfig, TTRLSession, reconcile
+from ttrl.loop import LEMMAS_FILE, TTRLConfig, TTRLSession, reconcile
 from ttrl.report import ERROR, PROVED, RunState, load_state, next_slice, save_state, write_report
 
 #: keys of configs/ttrl.yaml that belong to the command (the rest: SelfPlayConfig, TTRLConfig, search)
@@ -170,7 +170,7 @@ def run_ttrl(args: Any, cfg: DictConfig) -> int:
         target_dir = run_dir / name
         seed = int(plain["seed"]) + 7919 * entry.slices   # a new slice searches differently
         slice_settings = dataclasses.replace(settings, run_dir=str(target_dir), max_minutes=seconds / 60, seed=seed)
-        slice_evaluator = dataclasses.replace(evaluator, seed=seed)
+        slice_evaluator = dataclasses.replace(evaluator, seed=seed, lemma_file=str(target_dir / LEMMAS_FILE))
 
         def make_pool(problems: Sequence[SourceProblem], target_dir: Path = target_dir,
                       slice_evaluator: EvaluatorRecipe = slice_evaluator, seed: int = seed):

@@ -458,3 +458,38 @@ def test_final_attempt_takes_the_end_of_the_slice_with_the_newest_weights(tmp_pa
     assert learner["step"] % 2 == 1     # not a multiple of publish_every: published for the final attempt
     with pytest.raises(ValueError):
         TTRLConfig(final_attempt_fraction=1.0)
+
+
+def test_a_proved_subgoal_variant_gives_its_goal_a_closing_tactic(tmp_path: Path, tiny_checkpoint: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from ttrl.lemmas import LemmaTable, closing_tactic
+
+    clock = FakeClock()
+    open_goal = "x : R\nh : x = 1\n⊢ x = 1"
+
+    def fake_subgoals(target, texts, env, name_prefix=None, counts=None):
+        made = variant(f"{name_prefix}1", "forall x : R, x = 1 -> x = 1", "subgoal")
+        return [Variant(made.theorem, made.kind, made.description, made.similarity, goal=texts[0])]
+
+    def play(attempt) -> Episode:
+        records = (TrainingRecord(open_goal, None, 40),)
+        if attempt.problem == "variants/t_sg1_1":            # the subgoal variant: proved, bullets and all
+            return ep(attempt.problem, proved=True, proof="intros y hy.\nsplit.\n{ lra. }\n{ lra. }")
+        return ep(attempt.problem, records=records)
+
+    monkeypatch.setattr("ttrl.loop.from_subgoals", fake_subgoals)
+    state = R.TargetState("t", "Theorem t : 1 = 1.")
+    pools: list = []
+    session, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=1), pools)
+    session.run(200)
+    assert "variants/t_sg1_1" in [a.problem for a in pools[0].attempts]
+    table = LemmaTable(tmp_path / "run" / "t" / "lemmas.json")
+    expected = closing_tactic("forall x : R, x = 1 -> x = 1", "intros y hy.\nsplit.\n{ lra. }\n{ lra. }")
+    assert table.tactics_for(open_goal) == [expected] and len(table) == 1
+    assert expected.endswith("((intros y hy); ((split); [((lra)) | ((lra))]))")
+    # a fresh session rebuilds the table from the buffer (as after a kill between the two writes)
+    (tmp_path / "run" / "t" / "lemmas.json").unlink()
+    again, _ = _session(tmp_path, tiny_checkpoint, play, clock, R.TargetState("t", "Theorem t : 1 = 1."),
+                        TTRLConfig(target_every=1), pools)
+    again.run(1)
+    assert LemmaTable(tmp_path / "run" / "t" / "lemmas.json").tactics_for(open_goal) == [expected]

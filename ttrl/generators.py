@@ -46,12 +46,15 @@ class Variant:
       kind:        the generator that made it (`specialise`, `drop_hypothesis`, …).
       description: what was changed, in words.
       similarity:  to the target, in [0, 1] (`ttrl.statement.similarity`).
+      goal:        for a `subgoal` variant, the open goal's text (`Goal.text`) it closes over:
+                   once the variant is proved, that goal has a known proof (`ttrl.lemmas`).
     """
 
     theorem: Theorem
     kind: str
     description: str
     similarity: float
+    goal: str = ""
 
     @property
     def proposition(self) -> str:
@@ -61,11 +64,13 @@ class Variant:
     def to_dict(self) -> dict:
         return {"theorem": {"name": self.theorem.name, "header": self.theorem.header,
                             "statement": self.theorem.statement, "language": self.theorem.language},
-                "kind": self.kind, "description": self.description, "similarity": self.similarity}
+                "kind": self.kind, "description": self.description, "similarity": self.similarity,
+                **({"goal": self.goal} if self.goal else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Variant":
-        return cls(Theorem(**data["theorem"]), data["kind"], data["description"], float(data["similarity"]))
+        return cls(Theorem(**data["theorem"]), data["kind"], data["description"], float(data["similarity"]),
+                   str(data.get("goal", "")))
 
 
 def _proposition_of(statement: str) -> str:

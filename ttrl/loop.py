@@ -32,6 +32,9 @@ session drives `SelfPlay.handle` / `SelfPlay.learn` from its own loop instead of
   expanded and failed) without proving it: those goal texts are the open subgoals used. With an
   in-process actor they join the running slice; with Ray actors (whose problem tables were
   shipped at start) they join at the next slice.
+* when a subgoal variant is proved, its goal gets a closing tactic in `<run_dir>/lemmas.json`
+  (`ttrl.lemmas`): the actors' evaluators offer it first whenever a search reaches that goal, so
+  a later target attempt closes in one step what an earlier one left open.
 
 Variants are generated once per target (`variants.json`) and kept across slices.
 """
@@ -52,6 +55,7 @@ from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
+from ttrl.lemmas import LemmaTable, ScriptError, closing_tactic
 from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
 from ttrl.statement import normalise
 from ttrl.variants import Counts, Variant, from_subgoals, generate_variants
@@ -59,6 +63,7 @@ from ttrl.variants import Counts, Variant, from_subgoals, generate_variants
 log = logging.getLogger(__name__)
 
 VARIANTS_FILE = "variants.json"
+LEMMAS_FILE = "lemmas.json"
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,7 @@ class TTRLSession:
         self.clock = clock
         self.target = target_problem(name, theorem)
         self.store = VariantStore(Path(self.selfplay.run_dir) / VARIANTS_FILE)
+        self.lemmas = LemmaTable(Path(self.selfplay.run_dir) / LEMMAS_FILE)
         self._env: ProofEnv | None = None
 
     # ---- helpers ----------------------------------------------------------------------------------
@@ -255,6 +261,25 @@ class TTRLSession:
         self.store.save()
         return added
 
+    def _record_lemma(self, episode: Episode) -> bool:
+        """A proved subgoal variant → a closing tactic for its goal in lemmas.json (True if new)."""
+        if episode.outcome is not Outcome.PROVED or episode.disprove or not episode.proof \
+                or not episode.problem.startswith(VARIANT_PREFIX):
+            return False
+        name = episode.problem[len(VARIANT_PREFIX):]
+        variant = next((v for v in self.store.variants if v.theorem.name == name), None)
+        if variant is None or not variant.goal:
+            return False
+        try:
+            tactic = closing_tactic(variant.proposition, episode.proof)
+        except (ScriptError, ValueError) as error:
+            log.warning("%s: the proof of %s is not reusable: %s", self.name, name, error)
+            return False
+        added = self.lemmas.add(variant.goal, tactic)
+        if added:
+            log.info("%s: %s proved; its goal now closes in one step", self.name, name)
+        return added
+
     @staticmethod
     def _extend(driver: SelfPlay, pool: ActorPool, problems: Sequence[SourceProblem]) -> bool:
         """Add problems to a running in-process actor and the driver (a new matchmaker replayed from
@@ -310,7 +335,9 @@ class TTRLSession:
                 return result
             problems = [self.target, *(variant_problem(v) for v in self.store.variants)]
             driver = SelfPlay(self.selfplay, problems, self.supervised)
-            summary.add_all(driver.buffer.episodes_iter())
+            for episode in driver.buffer.episodes_iter():   # lemmas.json may lag the buffer after a crash
+                summary.add(episode)
+                self._record_lemma(episode)
             loaded.append(True)
             tick()
             if summary.decided:
@@ -380,6 +407,7 @@ class TTRLSession:
                     continue
                 driver.handle(attempt, episode)
                 summary.add(episode)
+                self._record_lemma(episode)
                 result.episodes += 1
                 on_target = attempt.problem == self.target.id and not attempt.disprove
                 result.target_attempts += on_target
@@ -426,5 +454,5 @@ def reconcile(target_dir: str | Path, state: TargetState, buffer_capacity: int =
     state.variants_generated, state.variants_by_kind = len(store.variants), store.by_kind()
 
 
-__all__ = ["SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile", "target_problem",
+__all__ = ["LEMMAS_FILE", "SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile", "target_problem",
            "variant_problem"]

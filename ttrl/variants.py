@@ -23,6 +23,7 @@ expected (self-play's disproving path handles them), and nothing here tries to p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -191,7 +192,7 @@ def select(target: Theorem, candidates: Iterable[Variant], env: ProofEnv, max_va
         name = f"{name_prefix}{number}"
         statement = f"Theorem {name} : {variant.proposition}."
         out.append(Variant(Theorem(name, target.header, statement, target.language), variant.kind,
-                           variant.description, round(min(1.0, max(0.0, variant.similarity)), 6)))
+                           variant.description, round(min(1.0, max(0.0, variant.similarity)), 6), variant.goal))
     return out
 
 
@@ -274,7 +275,8 @@ def from_subgoals(target: Theorem, goal_texts: Sequence[str], env: ProofEnv | No
             except EnvError:
                 continue
             description = f"open goal closed over its {len(statement.binders)} hypotheses and variables"
-            candidate = make_variant(target, statement.render(), "subgoal", description, reference)
+            candidate = dataclasses.replace(make_variant(target, statement.render(), "subgoal", description, reference),
+                                            goal=text)
             if candidate.proposition != "False":  # a bare `⊢ False`: unprovable, nothing to learn from
                 candidates.append(candidate)
         return select(target, candidates, coq, None, name_prefix or f"{target.name}_sg", reference,

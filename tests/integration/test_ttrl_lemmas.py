@@ -1,0 +1,80 @@
+"""ttrl.lemmas on real Coq and a real miniF2F-rocq *train* problem: an open goal of the target becomes
+a subgoal variant, the variant's proof (its own hypothesis names, one subgoal or several) becomes one
+closing tactic, that tactic closes exactly the goal it came from, and a target proof using it passes
+the kernel check and axiom audit from scratch."""
+
+from __future__ import annotations
+
+import pytest
+
+from alphaprover.problems import is_dev_problem, load_benchmark
+from lean_interface.api import ProofStep, Theorem
+from lean_interface.coq import CoqEnv
+from ttrl import variants as V
+from ttrl.lemmas import closing_tactic
+
+pytestmark = pytest.mark.integration
+
+NAME = "mathd_algebra_181"   # forall n : R, n <> 3 -> (n + 5) / (n - 3) = 2 -> n = 11
+
+
+def _chain(*tactics: str) -> ProofStep:
+    step = ProofStep(tactics[-1])
+    for tactic in reversed(tactics[:-1]):
+        step = ProofStep(tactic, (step,))
+    return step
+
+
+#: proofs of the subgoal variant, with names unlike the target's (a b c d for n h0 h1 h2)
+STRAIGHT = _chain("intros a b c d", "apply (Rmult_eq_compat_r (a - 3)) in c", "unfold Rdiv in c",
+                  "rewrite Rmult_assoc, Rinv_l in c by exact d", "lra")
+BRANCHING = ProofStep("intros a b c d", (ProofStep("assert (e : a + 5 = 2 * (a - 3))", (
+    _chain("apply (Rmult_eq_compat_r (a - 3)) in c", "unfold Rdiv in c",
+           "rewrite Rmult_assoc, Rinv_l in c by exact d", "lra"),
+    ProofStep("lra"))),))
+
+
+@pytest.fixture(scope="module")
+def env():
+    with CoqEnv(timeout=10.0) as coq:
+        yield coq
+
+
+@pytest.fixture(scope="module")
+def target() -> Theorem:
+    assert not is_dev_problem(NAME), f"{NAME} is in the dev subset: measuring only"
+    return next(p.theorem for p in load_benchmark("minif2f-rocq-train") if p.name == NAME)
+
+
+@pytest.mark.parametrize("variant_proof", [STRAIGHT, BRANCHING], ids=["straight", "branching"])
+def test_a_proved_subgoal_variant_closes_its_goal_and_the_target_proof_verifies(
+        env: CoqEnv, target: Theorem, variant_proof: ProofStep) -> None:
+    intros = env.apply(env.start(target), "intros n h0 h1")
+    asserted = env.apply(intros.goals[0], "assert (h2 : n - 3 <> 0) by lra")
+    goal = asserted.goals[0]
+    assert goal.text == "n : R\nh0 : n <> 3\nh1 : (n + 5) / (n - 3) = 2\nh2 : n - 3 <> 0\n⊢ n = 11"
+    (variant,) = V.from_subgoals(target, [goal.text], env=env)
+    assert variant.kind == "subgoal" and variant.goal == goal.text
+
+    script = env.render(variant.theorem, variant_proof)
+    assert env.verify(variant.theorem, script).ok          # the variant is proved on its own
+    tactic = closing_tactic(variant.proposition, script)
+
+    closed = env.apply(goal, tactic)
+    assert closed.error is None and closed.goals == ()
+    # another goal (without h2) is not the variant's statement: the tactic fails there
+    assert env.apply(intros.goals[0], tactic).error is not None
+
+    proof = ProofStep("intros n h0 h1", (ProofStep("assert (h2 : n - 3 <> 0) by lra", (ProofStep(tactic),)),))
+    verdict = env.verify(target, env.render(target, proof))
+    assert verdict.ok, verdict.message
+    assert not any("admit" in axiom.lower() for axiom in verdict.axioms)
+
+
+def test_a_wrong_variant_proof_gives_a_tactic_that_fails(env: CoqEnv, target: Theorem) -> None:
+    intros = env.apply(env.start(target), "intros n h0 h1")
+    goal = env.apply(intros.goals[0], "assert (h2 : n - 3 <> 0) by lra").goals[0]
+    (variant,) = V.from_subgoals(target, [goal.text], env=env)
+    wrong = env.render(variant.theorem, _chain("intros a b c d", "lra"))   # lra alone cannot clear the division
+    assert not env.verify(variant.theorem, wrong).ok
+    assert env.apply(goal, closing_tactic(variant.proposition, wrong)).error is not None
