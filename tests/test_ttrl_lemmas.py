@@ -13,7 +13,8 @@ from lean_interface.api import ProofStep
 from lean_interface.coq.env import _render_lines
 from lean_interface.coq.guard import normalise_tactic
 from search.evaluator import EvalRequest, Evaluation
-from ttrl.lemmas import REVERT_ALL, LemmaTable, ScriptError, WithLemmas, closing_tactic, one_tactic, script_tree
+from ttrl.lemmas import (REVERT_ALL, LemmaTable, ScriptError, WithLemmas, closing_tactic, goal_key, one_tactic,
+                         script_tree)
 
 TREES = [
     ProofStep("lia"),
@@ -55,9 +56,32 @@ def test_lemma_table_persists_deduplicates_and_reloads_on_change(tmp_path: Path)
     assert len(reader) == 0 and reader.tactics_for("⊢ x = 1") == []
     assert writer.add("x : R\n⊢ x = 1", "(lra)") and not writer.add("x : R\n⊢ x = 1", "(lra)")
     assert writer.add("x : R\n⊢ x = 1", "(nra)") and writer.add("⊢ 2 = 2", "(reflexivity)")
-    assert json.loads(path.read_text())["lemmas"]["x : R\n⊢ x = 1"] == ["(lra)", "(nra)"]
+    assert json.loads(path.read_text())["lemmas"]["_k0 : R\n⊢ _k0 = 1"] == ["(lra)", "(nra)"]
     reader.reload()
     assert reader.tactics_for("x : R\n⊢ x = 1") == ["(lra)", "(nra)"] and len(reader) == 2
+
+
+def test_goal_key_forgets_hypothesis_and_variable_names_only() -> None:
+    goal = "n : R\nh0 : n <> 3\nh1 : (n + 5) / (n - 3) = 2\n⊢ n = 11"
+    renamed = "m : R\nH : m <> 3\nH0 : (m + 5) / (m - 3) = 2\n⊢ m = 11"
+    assert goal_key(goal) == goal_key(renamed) == "_k0 : R\n_k1 : _k0 <> 3\n_k2 : (_k0 + 5) / (_k0 - 3) = 2\n⊢ _k0 = 11"
+    assert goal_key("n : R\nh0 : n <> 3\n⊢ n = 12") != goal_key("n : R\nh0 : n <> 3\n⊢ n = 11")
+    assert goal_key("n, m : nat\n⊢ n <= m") != goal_key("n, m : nat\n⊢ m <= n")
+    assert goal_key("x, y : nat\nf := fun k => k + x : nat -> nat\n⊢ f y = y") == \
+        goal_key("a, b : nat\ng := fun k => k + a : nat -> nat\n⊢ g b = b")
+    assert goal_key("⊢ ?n = 0\n\n⊢ 0 = ?n") == "⊢ ?n = 0\n\n⊢ 0 = ?n"     # coupled goals: the text itself
+    table = LemmaTable(Path("/nonexistent/lemmas.json"))
+    table.entries[goal_key(goal)] = ["(lra)"]
+    assert table.tactics_for(renamed) == ["(lra)"]
+
+
+def test_lemma_table_names_the_variants_a_proof_replays(tmp_path: Path) -> None:
+    table = LemmaTable(tmp_path / "lemmas.json")
+    table.add("x : R\n⊢ x = 1", "(intros a b); ((lra))", origin="t_sg1_1")
+    table.add("⊢ 2 = 2", "(reflexivity)", origin="t_sg2_1")
+    proof = "intros x h.\nsplit.\n{ (intros  a b);\n ((lra)). }\n{ lia. }"
+    assert table.used_in(proof) == ["t_sg1_1"] == LemmaTable(tmp_path / "lemmas.json").used_in(proof)
+    assert table.used_in("lia.") == []
 
 
 class Policy:

@@ -466,30 +466,36 @@ def test_a_proved_subgoal_variant_gives_its_goal_a_closing_tactic(tmp_path: Path
 
     clock = FakeClock()
     open_goal = "x : R\nh : x = 1\n⊢ x = 1"
+    variant_proof = "intros y hy.\nsplit.\n{ lra. }\n{ lra. }"
+    expected = closing_tactic("forall x : R, x = 1 -> x = 1", variant_proof)
+    lemmas = tmp_path / "run" / "t" / "lemmas.json"
 
     def fake_subgoals(target, texts, env, name_prefix=None, counts=None):
         made = variant(f"{name_prefix}1", "forall x : R, x = 1 -> x = 1", "subgoal")
         return [Variant(made.theorem, made.kind, made.description, made.similarity, goal=texts[0])]
 
     def play(attempt) -> Episode:
-        records = (TrainingRecord(open_goal, None, 40),)
         if attempt.problem == "variants/t_sg1_1":            # the subgoal variant: proved, bullets and all
-            return ep(attempt.problem, proved=True, proof="intros y hy.\nsplit.\n{ lra. }\n{ lra. }")
-        return ep(attempt.problem, records=records)
+            return ep(attempt.problem, proved=True, proof=variant_proof)
+        if attempt.problem == "target/t" and LemmaTable(lemmas).tactics_for(open_goal):
+            # what an actor's search does once the goal has a known proof: close it with that tactic
+            return ep(attempt.problem, proved=True, proof=f"intros x h.\n{expected}.")
+        return ep(attempt.problem, records=(TrainingRecord(open_goal, None, 40),))
 
     monkeypatch.setattr("ttrl.loop.from_subgoals", fake_subgoals)
     state = R.TargetState("t", "Theorem t : 1 = 1.")
     pools: list = []
     session, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=1), pools)
-    session.run(200)
-    assert "variants/t_sg1_1" in [a.problem for a in pools[0].attempts]
-    table = LemmaTable(tmp_path / "run" / "t" / "lemmas.json")
-    expected = closing_tactic("forall x : R, x = 1 -> x = 1", "intros y hy.\nsplit.\n{ lra. }\n{ lra. }")
+    assert session.run(600).stopped == "proved"
+    table = LemmaTable(lemmas)
     assert table.tactics_for(open_goal) == [expected] and len(table) == 1
     assert expected.endswith("((intros y hy); ((split); [((lra)) | ((lra))]))")
-    # a fresh session rebuilds the table from the buffer (as after a kill between the two writes)
-    (tmp_path / "run" / "t" / "lemmas.json").unlink()
-    again, _ = _session(tmp_path, tiny_checkpoint, play, clock, R.TargetState("t", "Theorem t : 1 = 1."),
-                        TTRLConfig(target_every=1), pools)
-    again.run(1)
-    assert LemmaTable(tmp_path / "run" / "t" / "lemmas.json").tactics_for(open_goal) == [expected]
+    assert state.lemmas_used == ["t_sg1_1"] and {"name": "t_sg1_1", "statement": "forall x : R, x = 1 -> x = 1"} \
+        in state.proved_before
+    assert "replays the proofs of these subgoal variants (lemmas): `t_sg1_1`" in R.render_markdown(
+        R.RunState({"t": state}))
+    # after a crash that lost lemmas.json, reconcile rebuilds it from the buffer and finds the lemma again
+    lemmas.unlink()
+    fresh = R.TargetState("t", "Theorem t : 1 = 1.")
+    reconcile(tmp_path / "run" / "t", fresh)
+    assert LemmaTable(lemmas).tactics_for(open_goal) == [expected] and fresh.lemmas_used == ["t_sg1_1"]

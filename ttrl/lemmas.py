@@ -13,8 +13,10 @@ searching it again. That is what this module adds:
 * `closing_tactic` prefixes it with "revert every hypothesis, then `change` the goal to the
   variant's statement" — the reverted goal *is* the variant's statement up to binder names, and
   `change` makes the names the variant's proof expects;
-* `LemmaTable` is `<target dir>/lemmas.json` (goal text → closing tactics), written by the TTRL
-  session and re-read by actors (in-process or Ray) when it changes;
+* `LemmaTable` is `<target dir>/lemmas.json` (goal → closing tactics), written by the TTRL
+  session and re-read by actors (in-process or Ray) when it changes. Goals are keyed up to the
+  names of their hypotheses and variables (`goal_key`): `intros m` and `intros n` reach the same
+  goal, and the closing tactic does not depend on the names (revert, then `change`);
 * `WithLemmas` wraps an actor's evaluator: a goal in the table gets its closing tactics at its
   first expansion with prior 1 (log-probability 0), and a value of at least −1 (one tactic left).
 
@@ -26,13 +28,19 @@ target proof that uses it is checked from scratch by the kernel with the axiom a
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Sequence
 
 from lean_interface.api import ProofStep
-from lean_interface.coq.sentences import split_sentences
+from lean_interface.coq.sentences import SentenceError, split_sentences
 from search.evaluator import EvalRequest, Evaluation, Evaluator
-from ttrl.report import write_atomic
+from selfplay.episode import Episode, Outcome
+from ttrl.generators import Variant
+from ttrl.report import VARIANT_PREFIX, write_atomic
+from ttrl.statement import parse_goal_text, substitute
+
+log = logging.getLogger(__name__)
 
 #: reverts every hypothesis (the last first, so dependents go before what they depend on)
 REVERT_ALL = "repeat match goal with H : _ |- _ => revert H end"
@@ -45,7 +53,10 @@ class ScriptError(ValueError):
 def script_tree(script: str) -> ProofStep:
     """The proof tree of a script rendered by the Coq backend (`CoqEnv.render`): a tactic, then
     its only subgoal's proof inline, or one `{ … }` block per subgoal. Raises ScriptError."""
-    sentences = [s.text.strip() for s in split_sentences(script)]
+    try:
+        sentences = [s.text.strip() for s in split_sentences(script)]
+    except SentenceError as error:
+        raise ScriptError(str(error)) from None
     position = 0
 
     def step() -> ProofStep:
@@ -92,13 +103,30 @@ def closing_tactic(proposition: str, script: str) -> str:
     return f"({REVERT_ALL}); change ({' '.join(proposition.split())}); ({one_tactic(script_tree(script))})"
 
 
+def goal_key(text: str) -> str:
+    """The goal text with its hypotheses and variables renamed `_k0`, `_k1`, … in order, so goals
+    that differ only by those names share a key; the text itself if it does not parse."""
+    try:
+        entries, conclusion = parse_goal_text(text)
+    except ValueError:
+        return text
+    names = [name for group, _, _ in entries for name in group]
+    parts = [*(f"{type_} := {body}" if body is not None else type_ for _, type_, body in entries), conclusion]
+    renamed = {name: f"_k{index}" for index, name in enumerate(names)}
+    for old, new in renamed.items():
+        parts = [substitute(part, old, new) for part in parts]
+    lines = [f"{', '.join(renamed[n] for n in group)} : {part}" for (group, _, _), part in zip(entries, parts)]
+    return "\n".join([*lines, f"⊢ {parts[-1]}"])
+
+
 class LemmaTable:
-    """`lemmas.json`: goal text → closing tactics. Readers see the file as it was last saved
-    (atomic replace) and reload it when its modification time changes."""
+    """`lemmas.json`: goal key (`goal_key`) → closing tactics. Readers see the file as it was last
+    saved (atomic replace) and reload it when its modification time changes."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.entries: dict[str, list[str]] = {}
+        self.origins: dict[str, str] = {}      # tactic → the variant whose proof it replays
         self._stamp: float | None = None
         self.reload()
 
@@ -113,20 +141,32 @@ class LemmaTable:
             return
         data = json.loads(self.path.read_text(encoding="utf-8"))
         self.entries = {str(goal): [str(t) for t in tactics] for goal, tactics in data.get("lemmas", {}).items()}
+        self.origins = {str(t): str(name) for t, name in data.get("origins", {}).items()}
         self._stamp = stamp
 
-    def add(self, goal: str, tactic: str) -> bool:
-        """Record a closing tactic for `goal` and save; False if it was known already."""
-        known = self.entries.setdefault(goal, [])
+    def add(self, goal: str, tactic: str, origin: str = "") -> bool:
+        """Record a closing tactic for `goal` (replaying variant `origin`'s proof) and save; False
+        if it was known already."""
+        known = self.entries.setdefault(goal_key(goal), [])
         if tactic in known:
             return False
         known.append(tactic)
-        write_atomic(self.path, json.dumps({"lemmas": self.entries}, indent=1, ensure_ascii=False))
+        if origin:
+            self.origins[tactic] = origin
+        write_atomic(self.path, json.dumps({"lemmas": self.entries, "origins": self.origins}, indent=1,
+                                           ensure_ascii=False))
         self._stamp = self.path.stat().st_mtime_ns
         return True
 
     def tactics_for(self, goal: str) -> list[str]:
-        return self.entries.get(goal, [])
+        return self.entries.get(goal_key(goal), [])
+
+    def used_in(self, script: str) -> list[str]:
+        """The variants whose closing tactics a proof script contains (in the table's order)."""
+        text = " ".join(script.split())
+        used = [self.origins.get(t, "") for tactics in self.entries.values() for t in tactics
+                if " ".join(t.split()) in text]
+        return list(dict.fromkeys(name for name in used if name))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -156,4 +196,23 @@ class WithLemmas:
         return out
 
 
-__all__ = ["LemmaTable", "REVERT_ALL", "ScriptError", "WithLemmas", "closing_tactic", "one_tactic", "script_tree"]
+def record_lemma(table: LemmaTable, variants: Sequence[Variant], episode: Episode) -> str | None:
+    """A proved subgoal variant's episode → a closing tactic for its goal in `table`; the variant's
+    name when the entry is new, None otherwise (any other episode, a proof already known)."""
+    if episode.outcome is not Outcome.PROVED or episode.disprove or not episode.proof \
+            or not episode.problem.startswith(VARIANT_PREFIX):
+        return None
+    name = episode.problem[len(VARIANT_PREFIX):]
+    variant = next((v for v in variants if v.theorem.name == name), None)
+    if variant is None or not variant.goal:
+        return None
+    try:
+        tactic = closing_tactic(variant.proposition, episode.proof)
+    except ScriptError as error:
+        log.warning("the proof of %s is not reusable: %s", name, error)
+        return None
+    return name if table.add(variant.goal, tactic, origin=name) else None
+
+
+__all__ = ["LemmaTable", "REVERT_ALL", "ScriptError", "WithLemmas", "closing_tactic", "goal_key", "one_tactic", "record_lemma",
+           "script_tree"]

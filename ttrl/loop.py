@@ -55,7 +55,7 @@ from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
-from ttrl.lemmas import LemmaTable, ScriptError, closing_tactic
+from ttrl.lemmas import LemmaTable, record_lemma
 from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
 from ttrl.statement import normalise
 from ttrl.variants import Counts, Variant, from_subgoals, generate_variants
@@ -262,23 +262,10 @@ class TTRLSession:
         return added
 
     def _record_lemma(self, episode: Episode) -> bool:
-        """A proved subgoal variant → a closing tactic for its goal in lemmas.json (True if new)."""
-        if episode.outcome is not Outcome.PROVED or episode.disprove or not episode.proof \
-                or not episode.problem.startswith(VARIANT_PREFIX):
-            return False
-        name = episode.problem[len(VARIANT_PREFIX):]
-        variant = next((v for v in self.store.variants if v.theorem.name == name), None)
-        if variant is None or not variant.goal:
-            return False
-        try:
-            tactic = closing_tactic(variant.proposition, episode.proof)
-        except (ScriptError, ValueError) as error:
-            log.warning("%s: the proof of %s is not reusable: %s", self.name, name, error)
-            return False
-        added = self.lemmas.add(variant.goal, tactic)
+        added = record_lemma(self.lemmas, self.store.variants, episode)
         if added:
-            log.info("%s: %s proved; its goal now closes in one step", self.name, name)
-        return added
+            log.info("%s: %s proved; its goal now closes in one step", self.name, added)
+        return bool(added)
 
     @staticmethod
     def _extend(driver: SelfPlay, pool: ActorPool, problems: Sequence[SourceProblem]) -> bool:
@@ -324,6 +311,8 @@ class TTRLSession:
             self.state.seconds = round(base + self.clock() - started, 3)
             if loaded:
                 summary.apply(self.state, self.store.statements())
+                if summary.proof is not None:
+                    self.state.lemmas_used = self.lemmas.used_in(summary.proof)
             self._sync_variant_counts()
             self.on_update()
 
@@ -441,18 +430,25 @@ class TTRLSession:
 
 def reconcile(target_dir: str | Path, state: TargetState, buffer_capacity: int = 200_000) -> None:
     """Bring `state` up to date with what the target's replay buffer holds (after a crash the buffer
-    may hold a proof that state.json had not recorded yet). Nothing is written to the buffer."""
+    may hold a proof that state.json had not recorded yet, and proved subgoal variants lemmas.json
+    had not). Nothing is written to the buffer."""
     from selfplay.replay_buffer import ReplayBuffer
 
     buffer_dir = Path(target_dir) / "buffer"
     if not buffer_dir.is_dir():
         return
     store = VariantStore(Path(target_dir) / VARIANTS_FILE)
+    lemmas = LemmaTable(Path(target_dir) / LEMMAS_FILE)
+    summary = EpisodeSummary(f"{TARGET_PREFIX}{state.name}")
     with ReplayBuffer(buffer_dir, buffer_capacity) as buffer:
-        summary = EpisodeSummary(f"{TARGET_PREFIX}{state.name}").add_all(buffer.episodes_iter())
+        for episode in buffer.episodes_iter():
+            summary.add(episode)
+            record_lemma(lemmas, store.variants, episode)      # lemmas.json may lag the buffer too
     summary.apply(state, store.statements())
+    if summary.proof is not None:
+        state.lemmas_used = lemmas.used_in(summary.proof)
     state.variants_generated, state.variants_by_kind = len(store.variants), store.by_kind()
 
 
-__all__ = ["LEMMAS_FILE", "SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile", "target_problem",
-           "variant_problem"]
+__all__ = ["LEMMAS_FILE", "SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile",
+           "target_problem", "variant_problem"]

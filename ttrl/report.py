@@ -59,6 +59,7 @@ class TargetState:
       variants_proved:     names of variants with a verified proof.
       variants_disproved:  names of variants whose negation was proved.
       proved_before:       variants proved before the target's proof: [{"name", "statement"}].
+      lemmas_used:         subgoal variants whose proofs the target's proof replays (`ttrl.lemmas`).
       proved_at_seconds:   the target's `seconds` when its proof was stored.
       error:               why, for status error.
     """
@@ -76,6 +77,7 @@ class TargetState:
     variants_proved: list[str] = field(default_factory=list)
     variants_disproved: list[str] = field(default_factory=list)
     proved_before: list[dict[str, str]] = field(default_factory=list)
+    lemmas_used: list[str] = field(default_factory=list)
     proved_at_seconds: float | None = None
     error: str = ""
 
@@ -293,6 +295,9 @@ def render_markdown(state: RunState) -> str:
                 lines += [f"- `{v['name']}`: `{v['statement']}`" for v in t.proved_before]
             else:
                 lines += ["", "No variant had been proved before the target."]
+            if t.lemmas_used:
+                lines += ["", "The proof replays the proofs of these subgoal variants (lemmas): "
+                          + ", ".join(f"`{n}`" for n in t.lemmas_used) + "."]
         elif t.status == DISPROVED:
             lines += ["", "Verified proof of the negation:", "", *_fence(t.proof or "")]
         if t.variants_proved:

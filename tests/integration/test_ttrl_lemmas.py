@@ -1,9 +1,11 @@
 """ttrl.lemmas on real Coq and a real miniF2F-rocq *train* problem: an open goal of the target becomes
 a subgoal variant, the variant's proof (its own hypothesis names, one subgoal or several) becomes one
 closing tactic, that tactic closes exactly the goal it came from, and a target proof using it passes
-the kernel check and axiom audit from scratch."""
+the kernel check and axiom audit from scratch; the same goal reached under other names finds it too."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +13,7 @@ from alphaprover.problems import is_dev_problem, load_benchmark
 from lean_interface.api import ProofStep, Theorem
 from lean_interface.coq import CoqEnv
 from ttrl import variants as V
-from ttrl.lemmas import closing_tactic
+from ttrl.lemmas import LemmaTable, closing_tactic
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +50,7 @@ def target() -> Theorem:
 
 @pytest.mark.parametrize("variant_proof", [STRAIGHT, BRANCHING], ids=["straight", "branching"])
 def test_a_proved_subgoal_variant_closes_its_goal_and_the_target_proof_verifies(
-        env: CoqEnv, target: Theorem, variant_proof: ProofStep) -> None:
+        env: CoqEnv, target: Theorem, variant_proof: ProofStep, tmp_path: Path) -> None:
     intros = env.apply(env.start(target), "intros n h0 h1")
     asserted = env.apply(intros.goals[0], "assert (h2 : n - 3 <> 0) by lra")
     goal = asserted.goals[0]
@@ -62,6 +64,13 @@ def test_a_proved_subgoal_variant_closes_its_goal_and_the_target_proof_verifies(
 
     closed = env.apply(goal, tactic)
     assert closed.error is None and closed.goals == ()
+    # the same goal reached with other names: the table finds the tactic and it closes that goal too
+    table = LemmaTable(tmp_path / "lemmas.json")
+    table.add(goal.text, tactic, origin=variant.theorem.name)
+    renamed = env.apply(env.apply(env.start(target), "intros m g0 g1").goals[0],
+                        "assert (g2 : m - 3 <> 0) by lra").goals[0]
+    assert renamed.text != goal.text and table.tactics_for(renamed.text) == [tactic]
+    assert env.apply(renamed, tactic).goals == () and env.apply(renamed, tactic).error is None
     # another goal (without h2) is not the variant's statement: the tactic fails there
     assert env.apply(intros.goals[0], tactic).error is not None
 
