@@ -28,7 +28,7 @@ from selfplay.episode import Episode, Outcome
 from selfplay.learner import latest_weights
 from selfplay.matchmaker import Attempt
 from selfplay.negation import negate
-from selfplay.targets import episode_records
+from selfplay.targets import episode_records, open_leads
 
 log = logging.getLogger(__name__)
 
@@ -104,14 +104,16 @@ class Actor:
             return self._error(attempt, problem.source, f"{type(error).__name__}: {error}", time.monotonic() - started)
         records = episode_records(outcome.tree, problem.source, self.config.min_visits_for_value) \
             if outcome.tree is not None else []
+        leads = open_leads(outcome.tree, min_visits=self.config.min_visits_for_value) \
+            if outcome.tree is not None and not outcome.proved else []
         if outcome.incident:  # the search believed in a proof the kernel rejected: trust nothing of this tree
             log.error("%s: soundness incident on %s: %s", self.name, attempt.problem, outcome.incident)
-            records = []
+            records, leads = [], []
         return Episode(
             problem=attempt.problem, source=problem.source, disprove=attempt.disprove,
             outcome=Outcome.PROVED if outcome.proved else Outcome.FAILED, proof=outcome.script,
             records=tuple(records), weights_version=self.version, simulations=outcome.stats.simulations,
-            seconds=time.monotonic() - started, actor=self.name, error=outcome.incident,
+            seconds=time.monotonic() - started, actor=self.name, error=outcome.incident, open_leads=tuple(leads),
         )
 
     def _error(self, attempt: Attempt, source: str, message: str, seconds: float) -> Episode:

@@ -71,6 +71,7 @@ class Episode:
       seconds:         wall-clock seconds of the attempt (start + search + verify).
       actor:           which actor ran it.
       error:           why, for ERROR.
+      open_leads:      a failed search's most promising open goals (`selfplay.targets.open_leads`).
     """
 
     problem: str
@@ -84,6 +85,7 @@ class Episode:
     seconds: float = 0.0
     actor: str = ""
     error: str = ""
+    open_leads: tuple[str, ...] = ()
 
     @property
     def proved(self) -> bool:
@@ -93,6 +95,7 @@ class Episode:
         data = asdict(self)
         data["outcome"] = self.outcome.value
         data["records"] = [r.to_dict() for r in self.records]
+        data["open_leads"] = list(self.open_leads)
         return data
 
     @classmethod
@@ -103,4 +106,5 @@ class Episode:
             records=tuple(TrainingRecord.from_dict(r) for r in data.get("records", ())),
             weights_version=int(data.get("weights_version", 0)), simulations=int(data.get("simulations", 0)),
             seconds=float(data.get("seconds", 0.0)), actor=str(data.get("actor", "")), error=str(data.get("error", "")),
+            open_leads=tuple(str(text) for text in data.get("open_leads", ())),
         )

@@ -11,6 +11,9 @@ whatever happened to the root (HTPS learns from these). Value targets (`search.v
 
 Records carry the problem's source so proof rates and the data mix can be read by source.
 Goals the search merely touched (fewer visits) carry no value target: their value says nothing.
+
+`open_leads` ranks the goals a failed search left open by how close it believed them to closed:
+the problems test-time RL searches on their own next (`ttrl.loop`, subgoal variants).
 """
 
 from __future__ import annotations
@@ -54,3 +57,13 @@ def episode_records(tree: SearchTree, source: str, min_visits: int = 2) -> list[
         elif node.visits >= min_visits or (node.status is Status.FAILED and node.expanded):
             records.append(TrainingRecord(text, None, UNPROVED_STEPS, source))
     return records
+
+
+def open_leads(tree: SearchTree, limit: int = 8, min_visits: int = 2) -> list[str]:
+    """Texts of up to `limit` OPEN goals other than the root that the search expanded and visited
+    at least `min_visits` times, most promising first: the evaluator's highest value (fewest
+    tactics still needed), then the most visits, then the shallowest, then the oldest."""
+    leads = [(-(node.value or 0.0), -node.visits, node.depth, node_id)
+             for node_id, node in enumerate(tree.nodes)
+             if node_id and node.status is Status.OPEN and node.value is not None and node.visits >= min_visits]
+    return [tree.nodes[node_id].goal.text for *_, node_id in sorted(leads)[:limit]]

@@ -43,3 +43,22 @@ def test_an_unproved_root_gives_value_records_only() -> None:
     tree.nodes[1].visits = 4
     records = episode_records(tree, "s")
     assert [(r.goal, r.tactic, r.steps) for r in records] == [("A", None, UNPROVED_STEPS), ("B", None, UNPROVED_STEPS)]
+
+
+def test_open_leads_rank_open_goals_by_value_then_visits() -> None:
+    from selfplay.targets import open_leads
+
+    # A --t1--> B (V -3, 4 visits); A --t2--> C (V -1, 2 visits) --t3--> D (V -1, 5 visits);
+    # A --t4--> E (proved); A --t5--> F (V -0.5, 1 visit: barely touched); G never evaluated
+    tree = SearchTree(_goal("A"))
+    for tactic, goal in (("t1.", "B"), ("t2.", "C"), ("t5.", "F"), ("t6.", "G")):
+        tree.add_edge(0, tactic, -1.0, 1.0, [_goal(goal)])
+    tree.add_edge(tree.node_id("C"), "t3.", -1.0, 1.0, [_goal("D")])
+    tree.add_edge(0, "t4.", -1.0, 1.0, [_goal("E")])
+    tree.add_edge(tree.node_id("E"), "lia.", -1.0, 1.0, [])
+    for goal, value, visits in (("B", -3.0, 4), ("C", -1.0, 2), ("D", -1.0, 5), ("F", -0.5, 1), ("G", None, 3)):
+        node = tree.nodes[tree.node_id(goal)]
+        node.value, node.visits = value, visits
+    tree.root.value, tree.root.visits = -0.1, 20                   # the root is never a lead
+    assert open_leads(tree) == ["D", "C", "B"]
+    assert open_leads(tree, limit=1) == ["D"] and open_leads(tree, min_visits=1) == ["F", "D", "C", "B"]

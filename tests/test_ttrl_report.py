@@ -219,6 +219,10 @@ def test_open_subgoals_are_the_unproved_visited_goals() -> None:
     records = (TrainingRecord("⊢ root", None, 40), TrainingRecord("⊢ a", "lia", 1), TrainingRecord("⊢ b", None, 40),
                TrainingRecord("⊢ b", None, 40))
     assert open_subgoals(ep("target/t", records=records)) == ["⊢ root", "⊢ b"]
+    led = Episode(problem="target/t", source="target", disprove=False, outcome=Outcome.FAILED, records=records,
+                  open_leads=("⊢ c", "⊢ b"))
+    assert open_subgoals(led) == ["⊢ c", "⊢ b", "⊢ root"]                 # the actor's ranked leads first
+    assert Episode.from_dict(led.to_dict()) == led and Episode.from_dict(ep("x").to_dict()).open_leads == ()
 
 
 def test_ttrl_config_rejects_unknown_and_bad_values() -> None:

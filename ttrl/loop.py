@@ -28,8 +28,9 @@ session drives `SelfPlay.handle` / `SelfPlay.learn` from its own loop instead of
   Self-play attempts before it are cut to end when it starts.
 * after a failed attempt at the target, its open subgoals become variants (`from_subgoals`) when
   `subgoal_variants` is on. The actor does not hand out its search tree, but its Episode carries
-  a value-only record for every goal the search visited (≥ `actor.min_visits_for_value` times, or
-  expanded and failed) without proving it: those goal texts are the open subgoals used. With an
+  the failed search's `open_leads` (open goals it expanded, highest evaluator value first: the
+  ones it believed nearest to closed) and a value-only record for every goal it visited without
+  proving it; the first `subgoals_per_attempt` new texts, leads first, are used. With an
   in-process actor they join the running slice; with Ray actors (whose problem tables were
   shipped at start) they join at the next slice.
 * when a subgoal variant is proved, its goal gets a closing tactic in `<run_dir>/lemmas.json`
@@ -154,8 +155,9 @@ class VariantStore:
 
 
 def open_subgoals(episode: Episode) -> list[str]:
-    """Goal texts an attempt visited and did not prove (its value-only "not proved" records)."""
-    return list(dict.fromkeys(r.goal for r in episode.records if r.tactic is None))
+    """Goal texts an attempt left open, most promising first: the actor's ranked `open_leads`,
+    then the rest of its value-only "not proved" records (every goal visited and not proved)."""
+    return list(dict.fromkeys([*episode.open_leads, *(r.goal for r in episode.records if r.tactic is None)]))
 
 
 @dataclass
