@@ -233,8 +233,8 @@ class TTRLSession:
         self.store.add(variants)
         self.store.generated = True
         self.store.save()
-        log.info("%s: %d variants (%d candidates, %d elaborated)", self.name, len(variants), counts.candidates,
-                 counts.elaborated)
+        log.info("%s: %d variants (%d candidates, %d elaborated, %d vacuous)", self.name, len(variants),
+                 counts.candidates, counts.elaborated, counts.vacuous)
         return True
 
     def _sync_variant_counts(self) -> None:

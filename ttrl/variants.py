@@ -117,14 +117,30 @@ def _statement_safe(statement: str) -> bool:
         return False
 
 
-def elaborates(env: ProofEnv, variant: Variant) -> str | None:
-    """Coq's printed root goal of the variant (whitespace-normalised), or None if it does not elaborate."""
+def _root_goal(env: ProofEnv, variant: Variant) -> Goal | None:
     if not _statement_safe(variant.theorem.statement):
         return None
     try:
-        return normalise(env.start(variant.theorem).text)
+        return env.start(variant.theorem)
     except EnvError:
         return None
+
+
+def elaborates(env: ProofEnv, variant: Variant) -> str | None:
+    """Coq's printed root goal of the variant (whitespace-normalised), or None if it does not elaborate."""
+    goal = _root_goal(env, variant)
+    return None if goal is None else normalise(goal.text)
+
+
+#: refutes hypotheses that contradict each other by linear arithmetic (over nat, Z or R)
+VACUITY_TACTIC = "intros; exfalso; first [lia | lra]"
+
+
+def vacuous(env: ProofEnv, goal: Goal) -> bool:
+    """True when linear arithmetic refutes the goal's own hypotheses (`x = 0 -> 4 <= x -> …`, a
+    specialisation contradicting a hypothesis): true for a reason that teaches nothing."""
+    result = env.apply(goal, VACUITY_TACTIC)
+    return result.error is None and not result.goals
 
 
 def _fill_generalised_type(env: ProofEnv, variant: Variant, reference: str) -> Variant | None:
@@ -150,10 +166,12 @@ def _fill_generalised_type(env: ProofEnv, variant: Variant, reference: str) -> V
 @dataclass
 class Counts:
     """What happened to the candidates of one call (for reports): generated, elaborating in Coq,
-    left after removing duplicates and target look-alikes, returned (at most `max_variants`)."""
+    vacuous (hypotheses refuted by linear arithmetic; dropped), left after removing those,
+    duplicates and target look-alikes, returned (at most `max_variants`)."""
 
     candidates: int = 0
     elaborated: int = 0
+    vacuous: int = 0
     unique: int = 0
     kept: int = 0
 
@@ -162,7 +180,7 @@ def select(target: Theorem, candidates: Iterable[Variant], env: ProofEnv, max_va
            name_prefix: str, reference: str, exclude: Iterable[str] = (),
            counts: Counts | None = None) -> list[Variant]:
     """Elaborate every candidate, drop those that do not, duplicates (same printed statement, first
-    kept) and those printing like any of `exclude`; rank by similarity (ties: kind order, then text)
+    kept), those printing like any of `exclude` and vacuous ones (`vacuous`); rank by similarity (ties: kind order, then text)
     and name the best `max_variants` `<name_prefix>1`, `<name_prefix>2`, … in that order."""
     counts = counts if counts is not None else Counts()
     seen = set(exclude)
@@ -173,13 +191,17 @@ def select(target: Theorem, candidates: Iterable[Variant], env: ProofEnv, max_va
             candidate = _fill_generalised_type(env, candidate, reference)
             if candidate is None:
                 continue
-        key = elaborates(env, candidate)
-        if key is None:
+        goal = _root_goal(env, candidate)
+        if goal is None:
             continue
         counts.elaborated += 1
+        key = normalise(goal.text)
         if key in seen:
             continue
         seen.add(key)
+        if vacuous(env, goal):
+            counts.vacuous += 1
+            continue
         kept.append(candidate)
     counts.unique += len(kept)
     order = {kind: i for i, kind in enumerate(KIND_ORDER)}

@@ -70,8 +70,8 @@ CASES = [
     ("imo_1961_p1", {"split_conclusion", "drop_hypothesis"},
      "forall (x y z a b : R), (0 < x) -> (0 < y) -> (0 < z) -> (x <> y) -> (y <> z) -> (z <> x) -> "
      "(x + y + z = a) -> (x ^ 2 + y ^ 2 + z ^ 2 = b ^ 2) -> (x * y = z ^ 2) -> a ^ 2 < 3 * b ^ 2"),
-    ("mathd_algebra_126", {"split_conclusion", "change_inequality", "generalise", "specialise"},
-     "forall (y : R), (2 * 3 = (2%R) - 9) -> (2 * -5 = y + 1) -> (2%R) = 15 /\\ y = -11"),
+    ("mathd_algebra_126", {"split_conclusion", "change_inequality", "generalise"},
+     "forall (x y : R), (2 * 3 = x - 9) -> (2 * -5 = y + 1) -> y = -11"),
 ]
 
 
@@ -110,6 +110,21 @@ def test_a_false_variant_is_produced_and_elaborates(env: CoqEnv, train: dict[str
     false = [v for v in variants if v.proposition == "forall (a b : R), (a ^ 2 + b ^ 2 = 2) -> a * b < 1"]
     assert len(false) == 1 and false[0].kind == "change_inequality" and "stronger" in false[0].description
     env.start(false[0].theorem)                                   # elaborates; not proved or disproved here
+
+
+def test_vacuous_variants_are_dropped(env: CoqEnv, train: dict[str, Theorem]) -> None:
+    # 2 * 3 = x - 9 fixes x = 15: every specialisation or fixing of x contradicts that hypothesis
+    target = problem(train, "mathd_algebra_126")
+    counts = V.Counts()
+    variants = V.generate_variants(target, max_variants=64, env=env, counts=counts)
+    assert counts.vacuous >= 8 and counts.unique == counts.elaborated - counts.vacuous == len(variants)
+    assert not {"specialise", "fix_variable"} & {v.kind for v in variants}
+    vacuous = V.make_variant(target, "forall (y : R), (2 * 3 = 2 - 9) -> (2 * -5 = y + 1) -> 2 = 15 /\\ y = -11",
+                             "specialise", "", "")
+    assert V.vacuous(env, env.start(vacuous.theorem))
+    assert not V.vacuous(env, env.start(variants[0].theorem))
+    false = V.make_variant(target, "forall (x y : R), (2 * -5 = y + 1) -> x = 15", "drop_hypothesis", "", "")
+    assert not V.vacuous(env, env.start(false.theorem))           # false, not vacuous: left to (dis)proof
 
 
 def test_deterministic_and_capped(env: CoqEnv, train: dict[str, Theorem]) -> None:
