@@ -74,8 +74,10 @@ def test_engine_samples_carry_untempered_torch_logprobs(policy: CT2Policy, shipp
         for (ids, logprob), torch_logprob in zip(group, expected):
             assert ids[-1] == tokenizer.eos_id and len(ids) <= model.config.max_tactic_tokens
             assert _close(logprob, torch_logprob, quantization, len(ids)), (ids, logprob, torch_logprob)
-            diffs.append(abs(logprob - torch_logprob))
-    assert sum(diffs) / len(diffs) <= (1e-4 if quantization == "float32" else 0.3)
+            diffs.append(abs(logprob - torch_logprob) / (1 if quantization == "float32" else len(ids)))
+    # float32: mean |diff| per tactic; int8: per token, since tempered samples run longer and int8
+    # kernels differ by CPU (AVX2-only AMD EPYC: 0.014 at T=1, 0.023 at T=1.5, max 0.14 per token)
+    assert sum(diffs) / len(diffs) <= (1e-4 if quantization == "float32" else 0.05)
     for tactics in policy.sample(GOALS, 16, temperature):
         texts = [t for t, _ in tactics]
         assert 1 <= len(texts) <= 16 and len(set(texts)) == len(texts) and all(texts)
