@@ -120,6 +120,8 @@ def converted_model(checkpoint: str | Path, quantization: str = "int8",
         try:
             convert(checkpoint, staging / "model", quantization)
             (staging / "model" / STAMP).write_text(json.dumps(stamp, indent=2), encoding="utf-8")
+            if _cache_is_fresh(target, stamp):   # another process finished first: never pull it from under its readers
+                return target, False
             if target.exists():
                 shutil.rmtree(target, ignore_errors=True)
             try:

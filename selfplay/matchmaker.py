@@ -215,6 +215,10 @@ class Matchmaker:
                 applied += 1
         return applied
 
+    def attempts(self, problem: str) -> int:
+        """Attempts reported for `problem` so far (0 for one never tried)."""
+        return self._record(problem).attempts
+
     def _record(self, problem: str) -> ProblemRecord:
         try:
             return self._records[problem]

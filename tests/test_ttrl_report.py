@@ -503,3 +503,37 @@ def test_a_proved_subgoal_variant_gives_its_goal_a_closing_tactic(tmp_path: Path
     fresh = R.TargetState("t", "Theorem t : 1 = 1.")
     reconcile(tmp_path / "run" / "t", fresh)
     assert LemmaTable(lemmas).tactics_for(open_goal) == [expected] and fresh.lemmas_used == ["t_sg1_1"]
+
+
+def test_bridged_variants_are_tried_first_and_their_proof_becomes_a_closing_tactic_for_the_target(
+        tmp_path: Path, tiny_checkpoint: Path) -> None:
+    import dataclasses
+
+    from ttrl.lemmas import LemmaTable
+
+    clock = FakeClock()
+    root = "⊢ 1 = 1"
+    bridged = dataclasses.replace(variant("t_b1", "forall x : R, x = 1 -> 1 = 1", "instantiate"),
+                                  goal="x : R\nh : x = 1\n⊢ 1 = 1", bridge="intros; pose proof (h 1) as h_i",
+                                  origin=root)
+
+    def play(attempt) -> Episode:
+        return ep(attempt.problem, proved=attempt.problem == "variants/t_b1", proof="intros.\nreflexivity.")
+
+    state = R.TargetState("t", "Theorem t : 1 = 1.")
+    pools: list = []
+    session, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=3), pools)
+    session.store.add([bridged])
+    session.store.save()
+    session.run(60)
+    problems = [a.problem for a in pools[0].attempts]
+    assert problems[:2] == ["target/t", "variants/t_b1"]          # the target, then the bridged variant
+    table = LemmaTable(tmp_path / "run" / "t" / "lemmas.json")
+    (tactic,) = table.tactics_for(root)
+    assert tactic.startswith("(intros; pose proof (h 1) as h_i); ") and "change (forall x : R, x = 1 -> 1 = 1)" in tactic
+    assert table.tactics_for(bridged.goal) == [tactic[len("(intros; pose proof (h 1) as h_i); "):]]
+    # a resumed session knows the variant was tried: it is not put first again
+    pools.clear()
+    session2, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=3), pools)
+    session2.run(30)
+    assert [a.problem for a in pools[0].attempts][:2] != ["target/t", "variants/t_b1"]

@@ -281,3 +281,47 @@ def test_llm_request_and_reply_parsing_without_network(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(V.urllib.request, "urlopen", failing)
     assert V._llm_candidates(TARGET, "http://model.invalid", "tiny", 3, "") == []
+
+
+# ---- bridges: instances of a quantified hypothesis ---------------------------------------------------
+
+def test_forall_binders_reads_coq_printed_binders() -> None:
+    assert G.forall_binders("forall n : nat, s (S (S n)) = s (S n) + s n") == (
+        [("n", "nat")], "s (S (S n)) = s (S n) + s n")
+    assert G.forall_binders("forall (x y : R) (n : nat), f (x + y) = f x") == (
+        [("x", "R"), ("y", "R"), ("n", "nat")], "f (x + y) = f x")
+    assert G.forall_binders("forall n m : nat, n = m") == ([("n", "nat"), ("m", "nat")], "n = m")
+    assert G.forall_binders("exists n : nat, n = 1") is None
+    assert G.forall_binders("f 1 = 2") is None
+    assert G.forall_binders("forall (x : R) junk, x = 1") is None
+
+
+def test_instantiation_bridges_single_values_and_the_unrolled_range() -> None:
+    recurrence = stmt([("s", "nat -> R", False), ("h0", "forall n : nat, s (S (S n)) = s (S n) + s n", True),
+                       ("h1", "s 5 = 8", True)], "s 3 = 3")
+    bridges = G.instantiation_bridges(recurrence)
+    tactics = [t for t, _ in bridges]
+    # 0, 1, 2, then the statement's own numerals (5, 8, 3), at most MAX_SINGLE_INSTANCES of them
+    assert tactics[:G.MAX_SINGLE_INSTANCES] == [
+        "pose proof (h0 (0%nat)) as h0_i", "pose proof (h0 (1%nat)) as h0_i", "pose proof (h0 (2%nat)) as h0_i",
+        "pose proof (h0 (5%nat)) as h0_i", "pose proof (h0 (8%nat)) as h0_i", "pose proof (h0 (3%nat)) as h0_i"]
+    unrolled, description = bridges[-1]
+    assert description == "h0 instantiated at every value 0..8"
+    assert unrolled.count("pose proof") == 9 and "(h0 (8%nat)) as h0_i_7" in unrolled
+    # real-valued functional equation: 0, 1, the statement's real variables, then its numerals
+    functional = stmt([("f", "R -> R", False), ("x", "R", False), ("h", "forall y : R, f y = 2 * y + 3", True)],
+                      "f x = 7")
+    values = [t.split("(h ")[1].split(") as")[0] for t, _ in G.instantiation_bridges(functional)]
+    assert values == ["(0%R)", "(1%R)", "x", "(2%R)", "(3%R)", "(7%R)"]   # capped at 6; no range for R
+    assert G.instantiation_bridges(stmt([("n", "nat", False), ("h", "n > 0", True)], "n >= 1")) == []
+    assert G.instantiation_bridges(stmt([("P", "nat -> Prop", False), ("h", "forall n : P 0, True", True)],
+                                        "True")) == []
+
+
+def test_a_bridged_variant_round_trips_through_json() -> None:
+    import dataclasses
+    bridged = dataclasses.replace(G.make_variant(TARGET, "forall a : R, a = 1", "instantiate", "d", "a"),
+                                  goal="a : R\n⊢ a = 1", bridge="intros; pose proof (h 1) as h_i", origin="⊢ x")
+    assert G.Variant.from_dict(bridged.to_dict()) == bridged
+    plain = G.make_variant(TARGET, "1 = 1", "specialise", "d", "a")
+    assert "bridge" not in plain.to_dict() and G.Variant.from_dict(plain.to_dict()) == plain

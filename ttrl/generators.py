@@ -16,6 +16,11 @@ apart from the Coq side so the rules read, and are tested, as plain text transfo
                     in the conclusion (or each of its conjuncts); weaker and stronger both
   generalise        one numeral of the conclusion or a hypothesis replaced by a new variable
                     `forall (c : _), …`, whose type `ttrl.variants` has Coq infer
+
+and the *bridges* of bridged variants (`instantiation_bridges`): tactics that take the target's
+goal to an easier one — instances of a universally quantified hypothesis added to the context
+(`s (n+2) = s (n+1) + s n` at n = 0..9) — which `ttrl.variants` applies in Coq and closes into a
+variant whose proof, replayed after the bridge, proves the target.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from typing import Callable, Sequence
 
 from lean_interface.api import Theorem
 from ttrl.statement import (Binder, Comparison, Statement, bound_names, comparison, conjuncts, iff_sides,
-                            is_integer_numeral, normalise, numeral_spans, shift_numeral, similarity, substitute)
+                            is_integer_numeral, normalise, numeral_spans, shift_numeral, similarity, substitute,
+                            tokens)
 
 #: types whose variables `specialise` and `fix_variable` set to small numerals, with scope keys
 NUMERIC_SCOPES: dict[str, str] = {"nat": "nat", "Z": "Z", "R": "R", "N": "N", "Q": "Q"}
@@ -46,8 +52,13 @@ class Variant:
       kind:        the generator that made it (`specialise`, `drop_hypothesis`, …).
       description: what was changed, in words.
       similarity:  to the target, in [0, 1] (`ttrl.statement.similarity`).
-      goal:        for a `subgoal` variant, the open goal's text (`Goal.text`) it closes over:
-                   once the variant is proved, that goal has a known proof (`ttrl.lemmas`).
+      goal:        for a `subgoal` or `instantiate` variant, the goal's text (`Goal.text`) it
+                   closes over: once the variant is proved, that goal has a known proof
+                   (`ttrl.lemmas`).
+      bridge:      for a bridged variant, the tactic that takes the target's root goal to `goal`
+                   (intros, then e.g. `pose proof (h (7%nat)) as h_i`): a proof of the variant
+                   then proves the target (`ttrl.lemmas.record_lemma`).
+      origin:      the target's root goal text the bridge starts from.
     """
 
     theorem: Theorem
@@ -55,6 +66,8 @@ class Variant:
     description: str
     similarity: float
     goal: str = ""
+    bridge: str = ""
+    origin: str = ""
 
     @property
     def proposition(self) -> str:
@@ -65,12 +78,13 @@ class Variant:
         return {"theorem": {"name": self.theorem.name, "header": self.theorem.header,
                             "statement": self.theorem.statement, "language": self.theorem.language},
                 "kind": self.kind, "description": self.description, "similarity": self.similarity,
-                **({"goal": self.goal} if self.goal else {})}
+                **({"goal": self.goal} if self.goal else {}),
+                **({"bridge": self.bridge, "origin": self.origin} if self.bridge else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Variant":
         return cls(Theorem(**data["theorem"]), data["kind"], data["description"], float(data["similarity"]),
-                   str(data.get("goal", "")))
+                   str(data.get("goal", "")), str(data.get("bridge", "")), str(data.get("origin", "")))
 
 
 def _proposition_of(statement: str) -> str:
@@ -283,11 +297,116 @@ def generalise(target: Theorem, statement: Statement, max_numerals: int = MAX_GE
     return out
 
 
+# ---- bridges: tactics that take the target's goal to a variant's -------------------------------
+
+#: instances of one universally quantified hypothesis `instantiate` adds at most (all at once)
+MAX_INSTANCES = 12
+#: numerals of the statement up to this are instance values of nat/N/Z binders
+MAX_INSTANCE_VALUE = 30
+#: single-instance bridges per hypothesis
+MAX_SINGLE_INSTANCES = 6
+_IDENT = re.compile(r"[^\W\d][\w']*")
+_BINDER_GROUP = re.compile(r"\(([^()]*?) : ([^()]+)\)")
+
+
+def forall_binders(text: str) -> tuple[list[tuple[str, str]], str] | None:
+    """`forall (a b : T) (c : U), body` or `forall n m : nat, body` → ([(a, T), (b, T), (c, U)],
+    body); None when `text` is not a leading `forall` with typed binders."""
+    toks = tokens(text)
+    if not toks or toks[0].text != "forall":
+        return None
+    comma = next((t for t in toks[1:] if t.text == "," and t.depth == 0), None)
+    if comma is None:
+        return None
+    head, body = text[toks[0].end:comma.start].strip(), text[comma.end:].strip()
+    if head.startswith("("):
+        groups = _BINDER_GROUP.findall(head)
+        if _BINDER_GROUP.sub("", head).strip():
+            return None
+    else:
+        names, colon, type_ = head.partition(" : ")
+        groups = [(names, type_)] if colon else []
+    binders = [(name, type_.strip()) for names, type_ in groups for name in names.split()]
+    return (binders, body) if binders and all(_IDENT.fullmatch(n) for n, _ in binders) else None
+
+
+def _statement_integers(statement: Statement) -> list[int]:
+    """The integer numerals written in the statement, each once, in order of appearance."""
+    found: list[int] = []
+    for text in [*(b.type for b in statement.binders), statement.conclusion]:
+        for start, end in numeral_spans(text):
+            value = int(text[start:end].split("%")[0])
+            if value not in found:
+                found.append(value)
+    return found
+
+
+def instance_values(type_: str, statement: Statement) -> list[str]:
+    """Terms to instantiate a binder of numeric type `type_` with: 0, 1, (for R: the statement's own
+    real variables,) 2, the statement's own small numerals, and −1 for Z/R/Q."""
+    scope = NUMERIC_SCOPES.get(type_)
+    if scope is None:
+        return []
+    numbers = [0, 1, 2, *(v for v in _statement_integers(statement) if v <= MAX_INSTANCE_VALUE)]
+    if scope in ("Z", "R", "Q"):
+        numbers.append(-1)
+    values = [f"({n}%{scope})" if n >= 0 else f"(({n})%{scope})" for n in dict.fromkeys(numbers)]
+    if scope == "R":   # the statement's own points first after 0 and 1: `f x` is what the goal asks about
+        values[2:2] = [b.name for b in statement.variables if b.type == "R"]
+    return values
+
+
+def _fresh_names(statement: Statement) -> Callable[[str], str]:
+    """A namer: `base`, `base_0`, `base_1`, … skipping the statement's names and its own."""
+    taken = set(statement.names())
+
+    def fresh(base: str) -> str:
+        name, index = base, 0
+        while name in taken:
+            name, index = f"{base}_{index}", index + 1
+        taken.add(name)
+        return name
+    return fresh
+
+
+def instantiation_bridges(statement: Statement) -> list[tuple[str, str]]:
+    """(bridge tactic, description) pairs that add instances of a universally quantified
+    hypothesis `h : forall (n : nat), P n` to the context (`pose proof (h (7%nat)) as h_7`): one
+    instance at a time, and — for a single nat/N/Z binder — every value from 0 up to the
+    statement's largest small numeral at once (`s (n+2) = s (n+1) + s n` unrolled). Run after
+    intros; `ttrl.variants` applies each in Coq and closes the goal it reaches into a variant."""
+    out: list[tuple[str, str]] = []
+    for binder in statement.hypotheses:
+        parsed = forall_binders(binder.type)
+        if parsed is None:
+            continue
+        variables, _ = parsed
+        choices = [instance_values(type_, statement) for _, type_ in variables]
+        if not all(choices):
+            continue
+        tuples = [tuple(c[0] if j != k else v for j, c in enumerate(choices))
+                  for k in range(len(choices)) for v in choices[k]] if len(choices) > 1 else [(v,) for v in choices[0]]
+        for args in list(dict.fromkeys(tuples))[:MAX_SINGLE_INSTANCES]:
+            name = _fresh_names(statement)(f"{binder.name}_i")
+            out.append((f"pose proof ({binder.name} {' '.join(args)}) as {name}",
+                        f"{binder.name} instantiated at {', '.join(args)}"))
+        scope = NUMERIC_SCOPES.get(variables[0][1]) if len(variables) == 1 else None
+        if scope in ("nat", "N", "Z"):
+            top = max([v for v in _statement_integers(statement) if v <= MAX_INSTANCE_VALUE], default=0)
+            span = range(0, min(top, MAX_INSTANCES - 1) + 1)
+            if len(span) > 1:
+                fresh = _fresh_names(statement)
+                poses = [f"pose proof ({binder.name} ({v}%{scope})) as {fresh(f'{binder.name}_i')}" for v in span]
+                out.append(("; ".join(poses), f"{binder.name} instantiated at every value 0..{span[-1]}"))
+    return out
+
+
 #: the structural generators `generate_variants` runs, in this order
 GENERATORS: tuple[Callable[[Theorem, Statement], list[Variant]], ...] = (
     split_conclusion, split_hypotheses, drop_hypothesis, change_inequality, specialise, fix_variable, generalise)
 
 
-__all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "Variant",
-           "change_inequality", "drop_hypothesis", "fix_variable", "generalise", "make_variant", "specialise",
-           "split_conclusion", "split_hypotheses"]
+__all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "MAX_GENERALISED_NUMERALS", "MAX_INSTANCES", "NUMERIC_SCOPES",
+           "Variant", "change_inequality", "drop_hypothesis", "fix_variable", "forall_binders", "generalise",
+           "instance_values", "instantiation_bridges", "make_variant", "specialise", "split_conclusion",
+           "split_hypotheses"]

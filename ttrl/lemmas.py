@@ -17,6 +17,9 @@ searching it again. That is what this module adds:
   session and re-read by actors (in-process or Ray) when it changes. Goals are keyed up to the
   names of their hypotheses and variables (`goal_key`): `intros m` and `intros n` reach the same
   goal, and the closing tactic does not depend on the names (revert, then `change`);
+* a *bridged* variant (`ttrl.variants.bridged_variants`: the target's goal after a bridge tactic
+  such as `pose proof (h (7%nat)) as h_i`, closed into a statement) also gives the target's own
+  root goal a closing tactic: the bridge, then the variant's closing tactic;
 * `WithLemmas` wraps an actor's evaluator: a goal in the table gets its closing tactics at its
   first expansion with prior 1 (log-probability 0), and a value of at least −1 (one tactic left).
 
@@ -197,8 +200,10 @@ class WithLemmas:
 
 
 def record_lemma(table: LemmaTable, variants: Sequence[Variant], episode: Episode) -> str | None:
-    """A proved subgoal variant's episode → a closing tactic for its goal in `table`; the variant's
-    name when the entry is new, None otherwise (any other episode, a proof already known)."""
+    """A proved subgoal (or bridged) variant's episode → a closing tactic for its goal in `table`,
+    and for a bridged variant also one for the goal its bridge starts from (the target's root:
+    bridge, then the closing tactic); the variant's name when an entry is new, None otherwise (any
+    other episode, a proof already known)."""
     if episode.outcome is not Outcome.PROVED or episode.disprove or not episode.proof \
             or not episode.problem.startswith(VARIANT_PREFIX):
         return None
@@ -211,7 +216,10 @@ def record_lemma(table: LemmaTable, variants: Sequence[Variant], episode: Episod
     except ScriptError as error:
         log.warning("the proof of %s is not reusable: %s", name, error)
         return None
-    return name if table.add(variant.goal, tactic, origin=name) else None
+    added = table.add(variant.goal, tactic, origin=name)
+    if variant.bridge and variant.origin:   # the bridge, then the variant's proof: the target's goal closes
+        added = table.add(variant.origin, f"({variant.bridge}); {tactic}", origin=name) or added
+    return name if added else None
 
 
 __all__ = ["LemmaTable", "REVERT_ALL", "ScriptError", "WithLemmas", "closing_tactic", "goal_key", "one_tactic", "record_lemma",

@@ -26,6 +26,9 @@ session drives `SelfPlay.handle` / `SelfPlay.learn` from its own loop instead of
   first: self-play makes the network better on the target's neighbourhood, and this attempt is
   where a long search can use it (the periodic attempts have the matchmaker's short budgets).
   Self-play attempts before it are cut to end when it starts.
+* bridged variants (`ttrl.variants.bridged_variants`: the target's goal with instances of a
+  universally quantified hypothesis added) get one attempt each before the matchmaker picks:
+  once one is proved, its bridge plus its proof is a closing tactic for the target's root goal.
 * after a failed attempt at the target, its open subgoals become variants (`from_subgoals`) when
   `subgoal_variants` is on. The actor does not hand out its search tree, but its Episode carries
   the failed search's `open_leads` (open goals it expanded, highest evaluator value first: the
@@ -59,7 +62,7 @@ from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
 from ttrl.lemmas import LemmaTable, record_lemma
 from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
 from ttrl.statement import normalise
-from ttrl.variants import Counts, Variant, from_subgoals, generate_variants
+from ttrl.variants import Counts, Variant, bridged_variants, from_subgoals, generate_variants
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +75,7 @@ class TTRLConfig:
     """The TTRL keys of configs/ttrl.yaml (self-play's own keys go to `SelfPlayConfig`)."""
 
     max_variants: int = 32            # structural variants generated per target
+    max_bridged_variants: int = 8     # bridged variants (a hypothesis instantiated) per target, tried first
     target_every: int = 4             # a dedicated target attempt after every N others (0 = matchmaker only)
     subgoal_variants: bool = True     # failed target attempt → its open subgoals become variants
     subgoals_per_attempt: int = 4     # goal texts taken from one failed attempt
@@ -83,9 +87,10 @@ class TTRLConfig:
     final_attempt_simulations: int = 1_000_000   # its simulation cap (its time is the real limit)
 
     def __post_init__(self) -> None:
-        if self.max_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
+        if self.max_variants < 0 or self.max_bridged_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
                 or self.max_subgoal_variants < 0:
-            raise ValueError("max_variants, target_every, subgoals_per_attempt and max_subgoal_variants must be >= 0")
+            raise ValueError("max_variants, max_bridged_variants, target_every, subgoals_per_attempt and "
+                             "max_subgoal_variants must be >= 0")
         if self.min_attempt_seconds <= 0 or self.grace_seconds < 0 or self.max_target_errors < 1:
             raise ValueError("min_attempt_seconds must be > 0, grace_seconds >= 0, max_target_errors >= 1")
         if not 0.0 <= self.final_attempt_fraction < 1.0 or self.final_attempt_simulations < 1:
@@ -200,6 +205,7 @@ class TTRLSession:
         self.store = VariantStore(Path(self.selfplay.run_dir) / VARIANTS_FILE)
         self.lemmas = LemmaTable(Path(self.selfplay.run_dir) / LEMMAS_FILE)
         self._env: ProofEnv | None = None
+        self._bridged_sent: set[str] = set()
 
     # ---- helpers ----------------------------------------------------------------------------------
     def _variant_env(self) -> ProofEnv:
@@ -227,6 +233,7 @@ class TTRLSession:
         try:
             variants = generate_variants(self.theorem, self.config.max_variants, self._variant_env(), counts=counts) \
                 if self.config.max_variants > 0 else []
+            variants += bridged_variants(self.theorem, self._variant_env(), self.config.max_bridged_variants, counts)
         except EnvError as error:
             self.state.status, self.state.error = ERROR, str(error).splitlines()[0] if str(error) else "EnvError"
             return False
@@ -284,11 +291,25 @@ class TTRLSession:
         driver.matchmaker.replay(driver.buffer.episodes_iter())
         return True
 
+    def _untried_bridged(self, driver: SelfPlay) -> str | None:
+        """A bridged variant no attempt has been made at yet (nor handed out in this slice): its
+        proof would prove the target outright, so each gets one attempt before the matchmaker's picks."""
+        for variant in self.store.variants:
+            problem = variant_problem(variant).id
+            if variant.bridge and problem not in self._bridged_sent and problem in driver.problems \
+                    and driver.matchmaker.attempts(problem) == 0:
+                self._bridged_sent.add(problem)
+                return problem
+        return None
+
     def _attempt(self, driver: SelfPlay, dedicated: bool, remaining: float) -> Attempt:
         target = self.target.id
         if dedicated:
             seconds, simulations = driver.matchmaker.budget(target)
             attempt = Attempt(target, False, seconds, simulations)
+        elif (untried := self._untried_bridged(driver)) is not None:
+            seconds, simulations = driver.matchmaker.budget(untried)
+            attempt = Attempt(untried, False, seconds, simulations)
         else:
             try:
                 attempt = driver.matchmaker.next_attempt()

@@ -10,6 +10,8 @@ split_hypotheses, change_inequality, generalise; re-exported here). Two more sou
 live here because they need Coq or a network:
 
   from_subgoals     open goals of a search tree closed into statements
+  bridged_variants  the goal a bridge tactic (`instantiation_bridges`) takes the target to, closed
+                    into a statement: its proof, after the bridge, proves the target
   llm_variants      an OpenAI-compatible model asked for variants (off unless given an endpoint)
 
 `generate_variants` runs them, elaborates EVERY candidate in Coq (`env.start` on
@@ -36,8 +38,8 @@ from lean_interface.api import EnvError, Goal, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
 from lean_interface.coq.sentences import SentenceError, split_sentences
 from ttrl.generators import (CHECK_NAME, DEFAULT_VALUES, GENERATORS, MAX_GENERALISED_NUMERALS, NUMERIC_SCOPES,
-                             Variant, change_inequality, drop_hypothesis, fix_variable, generalise, make_variant,
-                             specialise, split_conclusion, split_hypotheses)
+                             Variant, change_inequality, drop_hypothesis, fix_variable, generalise,
+                             instantiation_bridges, make_variant, specialise, split_conclusion, split_hypotheses)
 from ttrl.statement import (Statement, join_statement, normalise, parse_declaration, parse_goal_text,
                             parse_theorem_statements, similarity)
 
@@ -49,7 +51,7 @@ INTRO_TACTIC = "repeat lazymatch goal with |- forall _, _ => intro end"
 PROP_CHECK = "let T := type of {name} in pose (ttrl_prop_check := (T : Prop))"
 #: how `select` breaks similarity ties: the generators' order, then subgoals, then the model's
 KIND_ORDER = ("split_conclusion", "split_hypotheses", "drop_hypothesis", "change_inequality", "specialise",
-              "fix_variable", "generalise", "subgoal", "llm")
+              "fix_variable", "generalise", "instantiate", "subgoal", "llm")
 #: refused in any candidate text: would end the sentence early, hide text, or run tactics
 _UNSAFE = re.compile(r"\(\*|\*\)|\"|ltac:|\.(\s|$)")
 
@@ -213,8 +215,8 @@ def select(target: Theorem, candidates: Iterable[Variant], env: ProofEnv, max_va
     for number, variant in enumerate(kept, start=1):
         name = f"{name_prefix}{number}"
         statement = f"Theorem {name} : {variant.proposition}."
-        out.append(Variant(Theorem(name, target.header, statement, target.language), variant.kind,
-                           variant.description, round(min(1.0, max(0.0, variant.similarity)), 6), variant.goal))
+        out.append(dataclasses.replace(variant, theorem=Theorem(name, target.header, statement, target.language),
+                                       similarity=round(min(1.0, max(0.0, variant.similarity)), 6)))
     return out
 
 
@@ -282,27 +284,64 @@ def from_subgoals(target: Theorem, goal_texts: Sequence[str], env: ProofEnv | No
         reference = _reference(target, target_statement)
         candidates = []
         for text in dict.fromkeys(goal_texts):
-            if re.search(r"\?[A-Za-z_]", text):
-                continue
-            try:
-                entries, conclusion = parse_goal_text(text)
-            except ValueError:
-                continue
-            closed = join_statement(entries, conclusion)          # every hypothesis a binder
-            probe = make_variant(target, closed.render(), "subgoal", "", reference)
-            if not _statement_safe(probe.theorem.statement):
-                continue
-            try:
-                statement = analyse(probe.theorem, coq)
-            except EnvError:
-                continue
-            description = f"open goal closed over its {len(statement.binders)} hypotheses and variables"
-            candidate = dataclasses.replace(make_variant(target, statement.render(), "subgoal", description, reference),
-                                            goal=text)
-            if candidate.proposition != "False":  # a bare `⊢ False`: unprovable, nothing to learn from
+            candidate = _closed_goal(target, text, coq, reference, "subgoal")
+            if candidate is not None:
                 candidates.append(candidate)
         return select(target, candidates, coq, None, name_prefix or f"{target.name}_sg", reference,
                       _target_keys(target, target_statement, coq), counts)
+
+
+def _closed_goal(target: Theorem, text: str, coq: ProofEnv, reference: str, kind: str,
+                 description: str = "") -> Variant | None:
+    """The goal `text` closed over its hypotheses into a variant of `kind` (its `goal` = `text`);
+    None for coupled goals, goals with existential variables, unreadable ones and a bare `False`."""
+    if re.search(r"\?[A-Za-z_]", text):
+        return None
+    try:
+        entries, conclusion = parse_goal_text(text)
+    except ValueError:
+        return None
+    closed = join_statement(entries, conclusion)          # every hypothesis a binder
+    probe = make_variant(target, closed.render(), kind, "", reference)
+    if not _statement_safe(probe.theorem.statement):
+        return None
+    try:
+        statement = analyse(probe.theorem, coq)
+    except EnvError:
+        return None
+    description = description or f"open goal closed over its {len(statement.binders)} hypotheses and variables"
+    candidate = dataclasses.replace(make_variant(target, statement.render(), kind, description, reference), goal=text)
+    return None if candidate.proposition == "False" else candidate   # `⊢ False`: nothing to learn from
+
+
+# ---- bridged variants -------------------------------------------------------------------------
+
+def bridged_variants(target: Theorem, env: ProofEnv | None = None, max_variants: int = 8,
+                     counts: Counts | None = None) -> list[Variant]:
+    """Variants the target's own goal reaches by a *bridge* tactic (`ttrl.generators.
+    instantiation_bridges`: instances of a universally quantified hypothesis added to the context).
+    Each bridge is run in Coq after intros on the target's root goal; the one goal it leaves is
+    closed over its hypotheses (like a subgoal variant) and elaborated, deduplicated and ranked by
+    `select`; the best `max_variants` are named `<target>_b1`, … and carry the bridge (with
+    intros in front) and the root goal it starts from, so a proof of the variant proves the target
+    (`ttrl.lemmas.record_lemma`). [] when the target cannot be analysed or has no such hypothesis."""
+    with given_or_new(env) as coq:
+        statement = faithful_statement(target, coq)
+        if statement is None or max_variants <= 0:
+            return []
+        reference = _reference(target, statement)
+        root = coq.start(target)
+        start = _intro_goal(coq, root)
+        candidates = []
+        for tactic, description in instantiation_bridges(statement):
+            result = coq.apply(start, tactic)
+            if not result.ok or len(result.goals) != 1:
+                continue
+            candidate = _closed_goal(target, result.goals[0].text, coq, reference, "instantiate", description)
+            if candidate is not None:
+                candidates.append(dataclasses.replace(candidate, bridge=f"{INTRO_TACTIC}; {tactic}", origin=root.text))
+        return select(target, candidates, coq, max_variants, f"{target.name}_b", reference,
+                      _target_keys(target, statement, coq), counts)
 
 
 # ---- language model (optional) ------------------------------------------------------------------
@@ -360,7 +399,7 @@ def llm_variants(target: Theorem, endpoint: str | None = None, model: str = "", 
 
 
 __all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "INTRO_TACTIC", "KIND_ORDER", "LLM_PROMPT",
-           "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "PROP_CHECK", "Counts", "Variant", "analyse",
+           "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "PROP_CHECK", "Counts", "Variant", "analyse", "bridged_variants",
            "change_inequality", "drop_hypothesis", "elaborates", "faithful_statement", "fix_variable", "from_subgoals",
            "generalise", "generate_variants", "llm_variants", "make_variant", "select", "specialise",
            "split_conclusion", "split_hypotheses"]

@@ -87,3 +87,42 @@ def test_a_wrong_variant_proof_gives_a_tactic_that_fails(env: CoqEnv, target: Th
     wrong = env.render(variant.theorem, _chain("intros a b c d", "lra"))   # lra alone cannot clear the division
     assert not env.verify(variant.theorem, wrong).ok
     assert env.apply(goal, closing_tactic(variant.proposition, wrong)).error is not None
+
+
+# ---- bridged variants: a hypothesis instantiated, the variant proved, the target closed -----------
+
+BRIDGED = "amc12a_2013_p7"   # s (n+2) = s (n+1) + s n, s 9 = 110, s 7 = 42 ⊢ s 4 = 10
+
+
+def test_a_proved_bridged_variant_closes_the_target_root_and_the_proof_verifies(env: CoqEnv, tmp_path: Path) -> None:
+    from selfplay.episode import Episode, Outcome
+    from ttrl.lemmas import record_lemma
+    from ttrl.report import VARIANT_PREFIX
+
+    assert not is_dev_problem(BRIDGED), f"{BRIDGED} is in the dev subset: measuring only"
+    target = next(p.theorem for p in load_benchmark("minif2f-rocq-train") if p.name == BRIDGED)
+    root = env.start(target)
+    variants = V.bridged_variants(target, env=env)
+    assert variants and all(v.kind == "instantiate" and v.bridge and v.origin == root.text for v in variants)
+    # every variant is the goal its bridge reaches, closed: the bridge really leads there
+    for variant in variants:
+        reached = env.apply(root, variant.bridge)
+        assert reached.error is None and len(reached.goals) == 1 and reached.goals[0].text == variant.goal
+    unrolled = next(v for v in variants if "every value" in v.description)
+    one = next(v for v in variants if "every value" not in v.description)
+
+    # the unrolled recurrence is linear arithmetic; one instance alone is not enough
+    proved = env.render(unrolled.theorem, ProofStep("intros", (ProofStep("lra"),)))
+    assert env.verify(unrolled.theorem, proved).ok
+    assert not env.verify(one.theorem, env.render(one.theorem, ProofStep("intros", (ProofStep("lra"),)))).ok
+    assert env.apply(root, "intros; lra").error is not None          # nor is the target as it stands
+
+    table = LemmaTable(tmp_path / "lemmas.json")
+    episode = Episode(f"{VARIANT_PREFIX}{unrolled.theorem.name}", "variant", False, Outcome.PROVED, proved)
+    assert record_lemma(table, variants, episode) == unrolled.theorem.name
+    (tactic,) = table.tactics_for(root.text)
+    closed = env.apply(root, tactic)
+    assert closed.error is None and closed.goals == ()
+    verdict = env.verify(target, env.render(target, ProofStep(tactic)))
+    assert verdict.ok, verdict.message
+    assert table.used_in(env.render(target, ProofStep(tactic))) == [unrolled.theorem.name]
