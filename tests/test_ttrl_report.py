@@ -496,7 +496,7 @@ def test_a_proved_subgoal_variant_gives_its_goal_a_closing_tactic(tmp_path: Path
     assert expected.endswith("((intros y hy); ((split); [((lra)) | ((lra))]))")
     assert state.lemmas_used == ["t_sg1_1"] and {"name": "t_sg1_1", "statement": "forall x : R, x = 1 -> x = 1"} \
         in state.proved_before
-    assert "replays the proofs of these subgoal variants (lemmas): `t_sg1_1`" in R.render_markdown(
+    assert "replays the proofs of these variants (lemmas): `t_sg1_1`" in R.render_markdown(
         R.RunState({"t": state}))
     # after a crash that lost lemmas.json, reconcile rebuilds it from the buffer and finds the lemma again
     lemmas.unlink()
@@ -514,7 +514,8 @@ def test_bridged_variants_are_tried_first_and_their_proof_becomes_a_closing_tact
     clock = FakeClock()
     root = "⊢ 1 = 1"
     bridged = dataclasses.replace(variant("t_b1", "forall x : R, x = 1 -> 1 = 1", "instantiate"),
-                                  goal="x : R\nh : x = 1\n⊢ 1 = 1", bridge="intros; pose proof (h 1) as h_i",
+                                  goal="x : R\nh : x = 1\n⊢ 1 = 1",
+                                  bridge="intros; pose proof (h 1) as h_i; pose proof (h 0) as h_j",
                                   origin=root)
 
     def play(attempt) -> Episode:
@@ -523,15 +524,18 @@ def test_bridged_variants_are_tried_first_and_their_proof_becomes_a_closing_tact
     state = R.TargetState("t", "Theorem t : 1 = 1.")
     pools: list = []
     session, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=3), pools)
-    session.store.add([bridged])
+    single = dataclasses.replace(variant("t_b2", "forall x : R, 1 = 1", "instantiate"), goal="x : R\n⊢ 1 = 1",
+                                 bridge="intros; pose proof (h 2) as h_i", origin=root)
+    session.store.add([single, bridged])     # most instances first; the single one is not proved here
     session.store.save()
     session.run(60)
     problems = [a.problem for a in pools[0].attempts]
-    assert problems[:2] == ["target/t", "variants/t_b1"]          # the target, then the bridged variant
+    assert problems[:3] == ["target/t", "variants/t_b1", "variants/t_b2"]   # the target, then the bridged variants
     table = LemmaTable(tmp_path / "run" / "t" / "lemmas.json")
     (tactic,) = table.tactics_for(root)
-    assert tactic.startswith("(intros; pose proof (h 1) as h_i); ") and "change (forall x : R, x = 1 -> 1 = 1)" in tactic
-    assert table.tactics_for(bridged.goal) == [tactic[len("(intros; pose proof (h 1) as h_i); "):]]
+    prefix = "(intros; pose proof (h 1) as h_i; pose proof (h 0) as h_j); "
+    assert tactic.startswith(prefix) and "change (forall x : R, x = 1 -> 1 = 1)" in tactic
+    assert table.tactics_for(bridged.goal) == [tactic[len(prefix):]]
     # a resumed session knows the variant was tried: it is not put first again
     pools.clear()
     session2, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=3), pools)

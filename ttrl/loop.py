@@ -294,7 +294,8 @@ class TTRLSession:
     def _untried_bridged(self, driver: SelfPlay) -> str | None:
         """A bridged variant no attempt has been made at yet (nor handed out in this slice): its
         proof would prove the target outright, so each gets one attempt before the matchmaker's picks."""
-        for variant in self.store.variants:
+        # most instances first: a variant with more hypotheses added is no harder than one with fewer
+        for variant in sorted(self.store.variants, key=lambda v: -v.bridge.count(";")):
             problem = variant_problem(variant).id
             if variant.bridge and problem not in self._bridged_sent and problem in driver.problems \
                     and driver.matchmaker.attempts(problem) == 0:

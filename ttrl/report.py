@@ -296,7 +296,7 @@ def render_markdown(state: RunState) -> str:
             else:
                 lines += ["", "No variant had been proved before the target."]
             if t.lemmas_used:
-                lines += ["", "The proof replays the proofs of these subgoal variants (lemmas): "
+                lines += ["", "The proof replays the proofs of these variants (lemmas): "
                           + ", ".join(f"`{n}`" for n in t.lemmas_used) + "."]
         elif t.status == DISPROVED:
             lines += ["", "Verified proof of the negation:", "", *_fence(t.proof or "")]
