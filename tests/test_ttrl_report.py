@@ -530,7 +530,9 @@ def test_bridged_variants_are_tried_first_and_their_proof_becomes_a_closing_tact
     session.store.save()
     session.run(60)
     problems = [a.problem for a in pools[0].attempts]
-    assert problems[:3] == ["target/t", "variants/t_b1", "variants/t_b2"]   # the target, then the bridged variants
+    # the target, then the bridged variant with more instances; once it is proved, the target again
+    # (its root now has a closing tactic), then the other bridged variant
+    assert problems[:4] == ["target/t", "variants/t_b1", "target/t", "variants/t_b2"]
     table = LemmaTable(tmp_path / "run" / "t" / "lemmas.json")
     (tactic,) = table.tactics_for(root)
     prefix = "(intros; pose proof (h 1) as h_i; pose proof (h 0) as h_j); "

@@ -271,10 +271,12 @@ class TTRLSession:
         return added
 
     def _record_lemma(self, episode: Episode) -> bool:
+        """Record a proved subgoal/bridged variant's lemma; True when it is a new closing tactic for
+        the target's own root goal (a bridged variant): the target should be attacked next."""
         added = record_lemma(self.lemmas, self.store.variants, episode)
         if added:
             log.info("%s: %s proved; its goal now closes in one step", self.name, added)
-        return bool(added)
+        return bool(added) and any(v.theorem.name == added and v.bridge for v in self.store.variants)
 
     @staticmethod
     def _extend(driver: SelfPlay, pool: ActorPool, problems: Sequence[SourceProblem]) -> bool:
@@ -420,7 +422,8 @@ class TTRLSession:
                     continue
                 driver.handle(attempt, episode)
                 summary.add(episode)
-                self._record_lemma(episode)
+                if self._record_lemma(episode):   # the target's root now closes in one step: try it next
+                    since_target = cfg.target_every
                 result.episodes += 1
                 on_target = attempt.problem == self.target.id and not attempt.disprove
                 result.target_attempts += on_target
