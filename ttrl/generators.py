@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from lean_interface.api import Theorem
-from ttrl.statement import (Binder, Comparison, Statement, bound_names, comparison, conjuncts, iff_sides,
-                            is_integer_numeral, normalise, numeral_spans, shift_numeral, similarity, substitute,
+from ttrl.statement import (Binder, Comparison, Statement, bound_names, comparison, conjuncts, identifiers,
+                            iff_sides, is_integer_numeral, normalise, numeral_spans, shift_numeral, similarity, substitute,
                             tokens)
 
 #: types whose variables `specialise` and `fix_variable` set to small numerals, with scope keys
@@ -305,7 +305,6 @@ MAX_INSTANCES = 12
 MAX_INSTANCE_VALUE = 30
 #: single-instance bridges per hypothesis
 MAX_SINGLE_INSTANCES = 6
-_IDENT = re.compile(r"[^\W\d][\w']*")
 _BINDER_GROUP = re.compile(r"\(([^()]*?) : ([^()]+)\)")
 
 
@@ -327,7 +326,7 @@ def forall_binders(text: str) -> tuple[list[tuple[str, str]], str] | None:
         names, colon, type_ = head.partition(" : ")
         groups = [(names, type_)] if colon else []
     binders = [(name, type_.strip()) for names, type_ in groups for name in names.split()]
-    return (binders, body) if binders and all(_IDENT.fullmatch(n) for n, _ in binders) else None
+    return (binders, body) if binders and all(identifiers(n) == {n} for n, _ in binders) else None
 
 
 def _statement_integers(statement: Statement) -> list[int]:
