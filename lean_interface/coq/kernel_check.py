@@ -33,6 +33,8 @@ from typing import Sequence
 #: logical directory our compiled proof files live under (`-Q <tmp> Alphaprover`)
 LOGICAL_ROOT = "Alphaprover"
 MODULE = "ProofCheck"
+#: the second file: the statement elaborated afresh, compared with the proved constant's type
+STATEMENT_MODULE = "StatementCheck"
 
 _ITEM = re.compile(r"^    ([A-Za-z_][\w'.]*)$")
 _SECTIONS = {
@@ -109,9 +111,12 @@ def parse_report(output: str) -> CheckerReport:
 
 
 def compile_and_check(text: str, coqc: str = "coqc", coqchk: str = "coqchk", timeout: float = 120.0,
-                      extra_args: Sequence[str] = ()) -> CheckerReport:
+                      extra_args: Sequence[str] = (), statement_check: str | None = None) -> CheckerReport:
     """Compile `text` as module `Alphaprover.ProofCheck` and return coqchk's report on it.
 
+    `statement_check`, when given, is a second file compiled after the module (as
+    `Alphaprover.StatementCheck`, so it can `Require Alphaprover.ProofCheck.`): it must compile
+    too, or the check fails (`lean_interface.coq.verify.statement_check_file` writes it).
     `extra_args` are load-path flags (`-Q dir Lib`, `-R dir Lib`) given to both programs.
     Raises CheckFailed with a one-line reason (compile error, checker error, timeout).
     """
@@ -121,13 +126,23 @@ def compile_and_check(text: str, coqc: str = "coqc", coqchk: str = "coqchk", tim
         load_path = ["-Q", tmp, LOGICAL_ROOT, *extra_args]
         code, output = _run([coqc, "-q", *load_path, source.name], tmp, timeout)
         if code != 0:
-            error = next((line for line in output.splitlines() if line.startswith("Error")), output.strip())
-            raise CheckFailed(f"coqc rejected the proof: {error[:300]}")
+            raise CheckFailed(f"coqc rejected the proof: {_first_error(output)}")
+        if statement_check is not None:
+            (Path(tmp) / f"{STATEMENT_MODULE}.v").write_text(statement_check, encoding="utf-8")
+            code, output = _run([coqc, "-q", *load_path, f"{STATEMENT_MODULE}.v"], tmp, timeout)
+            if code != 0:
+                raise CheckFailed(f"the proved constant does not have the stated type: {_first_error(output)}")
         code, output = _run([coqchk, "-o", "-norec", f"{LOGICAL_ROOT}.{MODULE}", *load_path], tmp, timeout)
         if code != 0:
             last = next((line for line in reversed(output.splitlines()) if line.strip()), "")
             raise CheckFailed(f"coqchk rejected the module: {last[:300]}")
         return parse_report(output)
+
+
+def _first_error(output: str) -> str:
+    """coqc's first error message on one line (it may span several), at most 300 characters."""
+    start = output.find("Error")
+    return " ".join((output[start:] if start >= 0 else output).split())[:300]
 
 
 def _run(argv: list[str], cwd: str, timeout: float) -> tuple[int, str]:

@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import time
+import tempfile
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -73,7 +74,12 @@ class CoqProcess:
         path = shutil.which(coqtop)
         if path is None:
             raise EnvError(f"coqtop not found ({coqtop!r}): install Coq, e.g. `apt-get install coq`")
-        self._argv = [path, "-quiet", "-emacs", *extra_args]
+        # coqtop runs in a private directory: tactics may write there (micromega keeps its
+        # `.csdp.cache` of psatz certificates in the working directory), and no search should
+        # read another run's cache or litter the user's directory. Relative load paths given as
+        # arguments are made absolute first, so they still mean what the caller meant.
+        self._workdir = tempfile.TemporaryDirectory(prefix="alphaprover-coqtop-")
+        self._argv = [path, "-quiet", "-emacs", *(os.path.abspath(a) if os.path.exists(a) else a for a in extra_args)]
         self._memory_mb = memory_mb
         self._preamble = tuple(preamble)
         self._proc: subprocess.Popen[bytes] | None = None
@@ -90,7 +96,7 @@ class CoqProcess:
         self.close()
         self._proc = subprocess.Popen(
             self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True, preexec_fn=lambda: _limit_memory(self._memory_mb),
+            cwd=self._workdir.name, start_new_session=True, preexec_fn=lambda: _limit_memory(self._memory_mb),
         )
         self._buffer = b""
         first = self._read_reply(timeout=60.0)

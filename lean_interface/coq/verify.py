@@ -10,6 +10,13 @@ bypassed check (`lean_interface.coq.kernel_check`). A proof is accepted only whe
   - the script passes the tactic guard sentence by sentence (defence in depth: the search's env
     already refused anything else, but `verify` may be handed any text);
   - coqc and coqchk both succeed, and coqchk checked our theorem's constant;
+  - that constant proves *the statement*, not only carries its name: a second file — prelude and
+    header, the statement elaborated afresh under a fresh name, then `Require` (no Import, so no
+    notation or name of the proof module enters) of the compiled module — must compile a
+    definition whose type-checking needs the fresh statement's type to be convertible to the
+    constant's type (`eq_refl : T = U`, checked by the kernel at its definition; no coercion can
+    stand in). A script that ends the proof and re-states the name (`Abort.` then
+    `Theorem t : True.`) is refused here, whatever the guard did;
   - Set is predicative, nothing relies on type-in-type or unsafe (co)fixpoints, no inductive has
     assumed positivity (`#[bypass_check(…)]` shows up here);
   - every axiom is on the explicit allow-list of fully qualified names (`axioms.ALLOWED_AXIOMS`).
@@ -18,6 +25,7 @@ bypassed check (`lean_interface.coq.kernel_check`). A proof is accepted only whe
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from lean_interface.api import Theorem, Verdict
@@ -27,12 +35,34 @@ from lean_interface.coq.kernel_check import LOGICAL_ROOT, MODULE, CheckerReport,
 from lean_interface.coq.prelude import with_prelude
 
 PREDICATIVE = "Set is predicative"
+#: the fresh name the statement is elaborated under in the statement-check file
+EXPECTED_NAME = "alphaprover_expected_statement"
+_DECLARATION_KEYWORDS = r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Example)"
 
 
 def proof_file(theorem: Theorem, script: str, prelude: str = "") -> str:
     """The complete module text that proves `theorem` with `script`: nothing else is in it."""
     header = with_prelude(prelude, theorem.header).rstrip()
     return f"{header}\n\n{theorem.statement.strip()}\nProof.\n{script.strip()}\nQed.\n"
+
+
+def statement_check_file(theorem: Theorem, prelude: str = "") -> str | None:
+    """The file that compares the proved constant's type with the statement elaborated afresh, or
+    None when the statement does not begin `Theorem <name>` (then nothing can be compared).
+
+    The statement is elaborated *before* the proof module is loaded, so nothing the proof module
+    declares can change how it reads; its placeholder proof (`Admitted`) makes it a constant whose
+    type is the statement. This file is only compiled (its exit code read), never audited."""
+    pattern = re.compile(rf"^(\s*{_DECLARATION_KEYWORDS}\s+){re.escape(theorem.name)}(?=[\s:(])")
+    restated, count = pattern.subn(rf"\g<1>{EXPECTED_NAME}", theorem.statement.strip(), count=1)
+    if not count:
+        return None
+    header = with_prelude(prelude, theorem.header).rstrip()
+    proved = f"{LOGICAL_ROOT}.{MODULE}.{theorem.name}"
+    return (f"{header}\n\n{restated}\nAdmitted.\n\nRequire {LOGICAL_ROOT}.{MODULE}.\n\n"
+            f"Definition alphaprover_same_statement :\n"
+            f"  ltac:(let T := type of {EXPECTED_NAME} in let U := type of {proved} in exact (T = U)) :=\n"
+            f"  eq_refl.\n")
 
 
 def audit_report(report: CheckerReport, theorem_name: str) -> str | None:
@@ -54,15 +84,19 @@ def audit_report(report: CheckerReport, theorem_name: str) -> str | None:
     return None
 
 
-def check_file(text: str, theorem_name: str, coqc: str = "coqc", coqchk: str = "coqchk", timeout: float = 120.0,
-               extra_args: Sequence[str] = ()) -> Verdict:
-    """The kernel half of `verify_proof`, on a complete module text (no guard: tests use this to
-    show the checker alone refuses each trick)."""
+def check_file(text: str, theorem: Theorem, prelude: str = "", coqc: str = "coqc", coqchk: str = "coqchk",
+               timeout: float = 120.0, extra_args: Sequence[str] = ()) -> Verdict:
+    """The kernel half of `verify_proof`, on a complete module text claimed to prove `theorem`
+    under `prelude` (no guard: tests use this to show the checker alone refuses each trick)."""
+    statement_check = statement_check_file(theorem, prelude)
+    if statement_check is None:
+        return Verdict(False, f"the statement does not declare {theorem.name!r}: nothing to check against",
+                       script=text)
     try:
-        report = compile_and_check(text, coqc, coqchk, timeout, extra_args)
+        report = compile_and_check(text, coqc, coqchk, timeout, extra_args, statement_check)
     except CheckFailed as error:
         return Verdict(False, str(error), script=text)
-    reason = audit_report(report, theorem_name)
+    reason = audit_report(report, theorem.name)
     if reason:
         return Verdict(False, reason, report.axioms, text)
     return Verdict(True, "", tuple(sorted(a for a in report.axioms if a not in SEALED_MODULE_FIELDS)), text)
@@ -78,4 +112,4 @@ def verify_proof(theorem: Theorem, script: str, coqc: str = "coqc", timeout: flo
     refusal = check_script(script)
     if refusal:
         return Verdict(False, f"refused: {refusal}", script=text)
-    return check_file(text, theorem.name, coqc, coqchk, timeout, extra_args)
+    return check_file(text, theorem, prelude, coqc, coqchk, timeout, extra_args)

@@ -86,7 +86,7 @@ def test_verify_rejects_false_proof_scripts(env: CoqEnv, script: str) -> None:
 ])
 def test_the_kernel_layer_alone_refuses_each_exploit(theorem: Theorem, script: str, reason: str) -> None:
     """No guard here: the compiled module goes straight to coqchk and the audit."""
-    verdict = check_file(proof_file(theorem, script), theorem.name)
+    verdict = check_file(proof_file(theorem, script), theorem)
     assert not verdict.ok and reason in verdict.message, verdict.message
 
 
@@ -95,7 +95,7 @@ def test_a_universe_bypass_is_refused_by_the_kernel_layer() -> None:
     text = ("#[bypass_check(universes)] Definition U := Type.\n"
             "#[bypass_check(universes)] Definition u : U := U.\n\n"
             "Theorem uses_u : True.\nProof.\nexact (let _ := u in I).\nQed.\n")
-    verdict = check_file(text, "uses_u")
+    verdict = check_file(text, Theorem("uses_u", "", "Theorem uses_u : True."))
     assert not verdict.ok and "type-in-type" in verdict.message, verdict.message
 
 
@@ -117,14 +117,14 @@ def test_a_printed_fake_report_is_not_read(env: CoqEnv) -> None:
     script = ("pose proof I as Closed; pose proof I as under; pose proof I as the; pose proof I as global; "
               "pose proof I as context; match goal with a : _, b : _, c : _, d : _, e : _ |- _ => "
               "idtac a b c d e end.\nadmit.")
-    verdict = check_file(proof_file(FALSE, script), FALSE.name)
+    verdict = check_file(proof_file(FALSE, script), FALSE)
     assert not verdict.ok
 
 
 def test_an_axiom_loaded_but_unused_by_the_header_is_still_refused() -> None:
     """coqchk lists the whole environment's axioms: loading AdmitAxiom is enough to be refused."""
     theorem = Theorem("true_claim", "Require Import Coq.Compat.AdmitAxiom.", "Theorem true_claim : 1 = 1.")
-    verdict = check_file(proof_file(theorem, "reflexivity."), theorem.name)
+    verdict = check_file(proof_file(theorem, "reflexivity."), theorem)
     assert not verdict.ok and "proof_admitted" in verdict.message
 
 
@@ -145,7 +145,45 @@ def test_classical_logic_from_the_stdlib_is_accepted(env: CoqEnv) -> None:
 
 
 def test_a_proof_of_the_wrong_theorem_name_is_refused() -> None:
-    """The audit insists coqchk checked *our* theorem's constant."""
+    """No constant of our theorem's name: the statement check cannot even find it (and the audit
+    would insist coqchk checked it: `audit_report`)."""
     text = "Theorem other : 1 = 1.\nProof.\nreflexivity.\nQed.\n"
-    verdict = check_file(text, "expected_name")
-    assert not verdict.ok and "did not check" in verdict.message
+    verdict = check_file(text, Theorem("expected_name", "", "Theorem expected_name : 1 = 1."))
+    assert not verdict.ok and "Alphaprover.ProofCheck.expected_name" in verdict.message, verdict.message
+
+
+#: issue #20's swap: end the stated proof, then prove something true under the theorem's name
+STATEMENT_SWAPS = [
+    "Abort.\nTheorem false_claim : True.\nProof.\nexact I.",
+    "Abort.\nLemma false_claim : True.\nProof.\nexact I.",
+    "Abort.\nDefinition false_claim : True := I.\nTheorem unrelated : True.\nProof.\nexact I.",
+    "Abort.\nDefinition false_claim : 1 = 1 := eq_refl.\nTheorem unrelated : True.\nProof.\nexact I.",
+]
+
+
+@pytest.mark.parametrize("script", STATEMENT_SWAPS)
+def test_the_kernel_layer_alone_refuses_a_swapped_statement(script: str) -> None:
+    """coqchk checks a constant with the right name whatever its type; the statement-check file
+    compares that type with the statement elaborated afresh, so the kernel layer refuses."""
+    verdict = check_file(proof_file(FALSE, script), FALSE)
+    assert not verdict.ok and "does not have the stated type" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("script", STATEMENT_SWAPS)
+def test_verify_and_apply_refuse_a_swapped_statement(env: CoqEnv, script: str) -> None:
+    assert not env.verify(FALSE, script).ok
+    result = env.apply(env.start(FALSE), script.split("\n")[0])
+    assert not result.closed and result.error is not None and result.error.startswith("refused:")
+
+
+def test_a_proof_of_a_convertible_statement_with_binders_is_accepted() -> None:
+    """The statement check compares types up to conversion: binders and `1 + 1` stay fine."""
+    theorem = Theorem("with_binders", "", "Theorem with_binders (n : nat) (h : n = 1 + 1) : n = 2.")
+    verdict = check_file(proof_file(theorem, "exact h."), theorem)
+    assert verdict.ok, verdict.message
+
+
+def test_a_statement_that_declares_another_name_cannot_be_checked() -> None:
+    theorem = Theorem("named", "", "Theorem other_name : 1 = 1.")
+    verdict = check_file(proof_file(theorem, "reflexivity."), theorem)
+    assert not verdict.ok and "does not declare" in verdict.message
