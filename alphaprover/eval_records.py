@@ -37,6 +37,7 @@ class ProblemRecord:
     evaluator_calls: int = 0
     proof: str | None = None
     message: str = ""
+    families: tuple[str, ...] = ()
 
     def key(self) -> tuple[str, str, float, int]:
         return (self.method, self.problem, self.budget_seconds, self.budget_simulations)
@@ -50,6 +51,7 @@ class ProblemRecord:
     def from_json(cls, line: str) -> "ProblemRecord":
         data = json.loads(line)
         data["status"] = Status(data["status"])
+        data["families"] = tuple(data.get("families", ()))
         return cls(**data)
 
 

@@ -7,7 +7,7 @@ be rebuilt at any time from a (possibly still growing) results file.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -31,6 +31,7 @@ class MethodSummary:
     prover_calls_p50: float
     prover_calls_p90: float
     proved_seconds_p50: float
+    families: tuple[tuple[str, int], ...] = ()
 
     @property
     def rate(self) -> float:
@@ -66,6 +67,7 @@ def summarise(records: Iterable[ProblemRecord]) -> list[MethodSummary]:
             prover_calls_p50=_percentile(calls, 50),
             prover_calls_p90=_percentile(calls, 90),
             proved_seconds_p50=_percentile([r.seconds for r in proved], 50),
+            families=tuple(Counter(f for r in proved for f in r.families).most_common()),
         ))
     return summaries
 
@@ -74,14 +76,15 @@ def markdown_table(summaries: Sequence[MethodSummary]) -> str:
     """A Markdown table with one row per method."""
     lines = [
         "| method | proved | attempted | pass rate | bad statements | errors "
-        "| time p50 / p90 (s) | prover calls p50 / p90 | time to proof p50 (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| time p50 / p90 (s) | prover calls p50 / p90 | time to proof p50 (s) | closing families |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for s in summaries:
         lines.append(
             f"| {s.method} | {s.proved} | {s.attempted} | {100 * s.rate:.1f}% | {s.bad_statements} "
             f"| {s.errors} | {s.seconds_p50:.1f} / {s.seconds_p90:.1f} "
-            f"| {s.prover_calls_p50:.0f} / {s.prover_calls_p90:.0f} | {s.proved_seconds_p50:.2f} |"
+            f"| {s.prover_calls_p50:.0f} / {s.prover_calls_p90:.0f} | {s.proved_seconds_p50:.2f} "
+            f"| {', '.join(f'{name} {count}' for name, count in s.families) or '-'} |"
         )
     return "\n".join(lines)
 

@@ -84,7 +84,7 @@ class ProblemRunner:
             status=Status.PROVED if outcome.proved else Status.FAILED,
             seconds=round(outcome.total_seconds, 4), prover_calls=stats.prover_calls,
             simulations=stats.simulations, evaluator_calls=stats.evaluator_calls, proof=outcome.script,
-            message=outcome.incident, **base,
+            message=outcome.incident, families=tuple(dict.fromkeys(f for _, f in outcome.closed_by)), **base,
         )
 
     def close(self) -> None:

@@ -27,6 +27,7 @@ def _outcome_json(name: str, method: str, evaluator: str, outcome: SolveOutcome)
         "proof": outcome.script,
         "axioms": list(outcome.verdict.axioms) if outcome.verdict else [],
         "incident": outcome.incident,
+        "closed_by": [{"tactic": tactic, "family": family} for tactic, family in outcome.closed_by],
         "stats": {**outcome.stats.as_dict(), "start_seconds": round(outcome.start_seconds, 4),
                   "verify_seconds": round(outcome.verify_seconds, 4)},
     }
@@ -37,6 +38,8 @@ def _print_outcome(name: str, record: dict) -> None:
     if record["proved"]:
         print(f"PROVED {name} (verified from scratch; axioms in its environment: {', '.join(record['axioms']) or 'none'})")
         print(record["proof"])
+        families = dict.fromkeys(step["family"] for step in record["closed_by"])
+        print(f"goals closed by: {', '.join(families) or 'nothing'} (automation families, search/automation.py)")
     else:
         print(f"NOT PROVED {name} within budget")
     if record["incident"]:

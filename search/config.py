@@ -162,6 +162,8 @@ class PortfolioConfig:
       tactics:        tried in order; the first that closes the goal is the proof.
       hammer_tactics: CoqHammer's reconstruction tactics, tried after `tactics` only when the
                       theorem's header loads Hammer (`From Hammer Require ...`).
+      families:       then try the automation families' tactics generated from the goal
+                      (`search.automation`, Coq only); False = the fixed list alone.
     """
 
     tactics: tuple[str, ...] = (
@@ -173,6 +175,7 @@ class PortfolioConfig:
         "intros; field_simplify; lra", "intros; auto with arith", "intros; firstorder",
     )
     hammer_tactics: tuple[str, ...] = ("sauto", "hauto", "intros; sauto", "intros; hauto")
+    families: bool = True
 
     def tactics_for(self, header: str) -> tuple[str, ...]:
         """The tactics to try for a theorem with this header (Hammer's only if it is loaded)."""

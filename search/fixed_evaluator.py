@@ -4,7 +4,9 @@ The baseline the network must beat, and the fallback when no checkpoint is given
 proposes every argument-free tactic of a `TacticVocabulary` plus tactics built from the goal's
 hypotheses (parsed from the canonical goal text: lines `h : T` or `a, b : T` before `⊢ target`):
 `destruct h`, `induction n` for a nat or list variable, `rewrite h`, `rewrite <- h`, `apply h`,
-`exact h`, `inversion h`, `rewrite h in g`, … all with the same prior. A measured fact (docs/ARCHITECTURE.md §Measured facts):
+`exact h`, `inversion h`, `rewrite h in g`, …, and (Coq) the automation families' tactics built
+from the goal's variables (`search.automation`: psatz, square hints for nra, case splits,
+closed computations), all with the same prior and in the language's one canonical form. A measured fact (docs/ARCHITECTURE.md §Measured facts):
 without such arguments a search runs out of ideas long before it runs out of time.
 
 Later rounds propose nothing (the list is fixed), so progressive sampling ends and a goal on
@@ -19,11 +21,13 @@ import enum
 import math
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
+from lean_interface.coq.guard import normalise_tactic
+from search.automation import FAMILIES, Family
 from search.evaluator import EvalRequest, Evaluation
+from search.goal_facts import goal_facts, hypotheses
 
-_NAME = re.compile(r"^[A-Za-z_][\w'.]*$")
 _EQUATION = re.compile(r"(?<![<>:!/\\])=(?!>)|<->|↔")
 
 
@@ -41,6 +45,10 @@ class TacticVocabulary:
       inductive_types: type heads that get `inductive` (nat, list, …).
       case_types:      type heads that get `case_only` (bool, option, …).
       data_types:      type names of plain data variables (no templates for them).
+      families:        automation families whose tactics are generated from the goal's text
+                       (`search.automation`; Coq only).
+      canonical:       the language's one tactic form (Coq: `normalise_tactic`, a final `.`);
+                       every proposed tactic is in it, so lists, samples and data never differ.
     """
 
     generic: tuple[str, ...]
@@ -52,6 +60,8 @@ class TacticVocabulary:
     inductive_types: tuple[str, ...]
     case_types: tuple[str, ...]
     data_types: tuple[str, ...]
+    families: tuple[Family, ...] = ()
+    canonical: Callable[[str], str] = str.strip
 
 
 COQ_VOCABULARY = TacticVocabulary(
@@ -72,6 +82,8 @@ COQ_VOCABULARY = TacticVocabulary(
     case_types=("bool", "option", "prod", "sum"),
     data_types=("nat", "Z", "N", "positive", "R", "Q", "bool", "Prop", "Set", "Type", "list", "option",
                 "prod", "sum"),
+    families=FAMILIES,
+    canonical=normalise_tactic,
 )
 
 LEAN_VOCABULARY = TacticVocabulary(
@@ -94,25 +106,6 @@ LEAN_VOCABULARY = TacticVocabulary(
 
 #: cap on `rewrite h in g` tactics per goal (they grow quadratically with the hypotheses)
 MAX_REWRITE_IN = 12
-
-
-def hypotheses(goal_text: str) -> list[tuple[str, str]]:
-    """(name, type) for every usable hypothesis of a canonical goal text (coupled goals: all blocks).
-    Accepts `a, b : T` (Coq) and `a b : T` (Lean); `x := v : T` definitions are kept; inaccessible
-    names (`n✝`) are skipped since a tactic cannot mention them."""
-    found: dict[str, str] = {}
-    for line in goal_text.splitlines():
-        if line.startswith("⊢") or " : " not in line:
-            continue
-        head, _, rest = line.partition(" : ")
-        names_part = head.split(" := ")[0]
-        type_text = line.rsplit(" : ", 1)[1] if " := " in head else rest  # `x := v : T`
-        names = [n for n in re.split(r",\s*|\s+", names_part.strip()) if n]
-        if not names or not all(_NAME.match(n) for n in names):
-            continue
-        for name in names:
-            found.setdefault(name, type_text.strip())
-    return list(found.items())
 
 
 class HypothesisKind(enum.Enum):
@@ -175,8 +168,11 @@ class FixedTacticEvaluator:
 
     def tactics_for(self, goal_text: str) -> list[str]:
         """The distinct tactics proposed for a goal at round 0, in a fixed order."""
-        names = [*self.vocabulary.generic, *self.extra_tactics, *instantiated_tactics(goal_text, self.vocabulary)]
-        return list(dict.fromkeys(names))
+        vocabulary = self.vocabulary
+        facts = goal_facts(goal_text) if vocabulary.families else None
+        generated = [t for family in vocabulary.families for t in family.tactics(facts)] if facts else []
+        names = [*vocabulary.generic, *self.extra_tactics, *generated, *instantiated_tactics(goal_text, vocabulary)]
+        return list(dict.fromkeys(vocabulary.canonical(name) for name in names))
 
     def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
         self.calls += 1

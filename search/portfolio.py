@@ -1,7 +1,9 @@
 """The automation portfolio: Coq's decision procedures tried one after another on the whole goal.
 
 No evaluator and no tree search: each tactic of `PortfolioConfig.tactics_for(header)` runs on
-the root goal with the env's own time limit; the first that closes it is the proof. Tactics that
+the root goal with the env's own time limit, then (Coq) the automation families' tactics built
+from the root goal's text (`search.automation`), each under its family's limit; the first that
+closes the goal is the proof. Tactics that
 work but leave goals are kept as edges of the root (visible in the HTML view), not pursued.
 It is the baseline that shows what the search adds over plain automation.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import time
 
 from lean_interface.api import Goal, ProofEnv
+from search.automation import family_tactics
 from search.config import Budget, PortfolioConfig
 from search.expansion import BudgetClock, SearchResult, SearchStats
 from search.tree import SearchTree, Status
@@ -23,7 +26,8 @@ def run_portfolio(root: Goal, env: ProofEnv, config: PortfolioConfig, budget: Bu
     tree = SearchTree(root)
     stats = SearchStats()
     clock = BudgetClock(budget, stats)
-    for tactic in config.tactics_for(header):
+    generated = [t for t, _ in family_tactics(root.text)] if config.families else []
+    for tactic in dict.fromkeys([*config.tactics_for(header), *generated]):
         if clock.spent() or tree.root.status is Status.PROVED:
             break
         started = time.monotonic()

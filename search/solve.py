@@ -15,12 +15,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from lean_interface.api import EnvError, Goal, ProofEnv, Theorem, Verdict
+from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, Theorem, Verdict
 from search.best_first import run_best_first
 from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
 from search.evaluator import Evaluator
 from search.expansion import SearchResult, SearchStats
 from search.mcts import run_mcts
+from search.automation import family_of
 from search.portfolio import run_portfolio
 from search.tree import SearchTree
 
@@ -96,6 +97,8 @@ class SolveOutcome:
       verify_seconds: time to render and independently check the proof.
       incident:       set when the search believed in a proof that was rejected: a soundness alarm.
       method:         the method that ran.
+      closed_by:      (tactic, automation family) for every step of the verified proof that
+                      closed its goal, in proof order (`search.automation.family_of`).
     """
 
     proved: bool
@@ -107,6 +110,7 @@ class SolveOutcome:
     verify_seconds: float = 0.0
     incident: str = ""
     method: Method = Method.MCTS
+    closed_by: tuple[tuple[str, str], ...] = ()
 
     @property
     def total_seconds(self) -> float:
@@ -146,4 +150,12 @@ def solve(theorem: Theorem, env: ProofEnv, evaluator: Evaluator | None, method: 
         return outcome
     outcome.proved = True
     outcome.script = script
+    outcome.closed_by = tuple((tactic, family_of(tactic)) for tactic in closing_tactics(result.proof))
     return outcome
+
+
+def closing_tactics(proof: ProofStep) -> list[str]:
+    """The tactics of a proof that close their goal (the leaves of the proof tree), in order."""
+    if not proof.children:
+        return [proof.tactic]
+    return [tactic for child in proof.children for tactic in closing_tactics(child)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from search.automation import family_of
 from search.extract import proof_edges as extract_proof_edges
 from search.tree import SearchTree, Status
 
@@ -68,7 +69,7 @@ def _edge_open(tree: SearchTree, node_id: int, index: int, on_proof_edge: bool, 
     edge = tree.nodes[node_id].edges[index]
     mean = f" Q={edge.value_sum / edge.visits:.2f}" if edge.visits else ""
     kind = f'<span class="and">AND ×{len(edge.children)}</span> ' if len(edge.children) > 1 else ""
-    closed = " ✔ closes the goal" if not edge.children else ""
+    closed = f" ✔ closes the goal · family {family_of(edge.tactic)}" if not edge.children else ""
     parts.append(
         f'<div class="edge{" proof" if on_proof_edge else ""}" data-status="{edge.status.value}">'
         f'<span class="tactic">{html.escape(edge.tactic)}</span> {kind}'

@@ -41,7 +41,7 @@ class ScoringPolicy:
 
 
 def test_mixed_adds_the_automation_list_at_round_zero_only() -> None:
-    policy = ScoringPolicy([("intros10", -0.5), ("lia", -3.0)])
+    policy = ScoringPolicy([("intros10.", -0.5), ("lia.", -3.0)])
     mixed = MixedEvaluator(policy, FixedTacticEvaluator().tactics_for)
     first, later = mixed.evaluate([EvalRequest(GOAL, 4, 0), EvalRequest(GOAL, 4, 1)])
     fixed_list = FixedTacticEvaluator().tactics_for(GOAL)
@@ -49,9 +49,9 @@ def test_mixed_adds_the_automation_list_at_round_zero_only() -> None:
     assert policy.requests[1].candidates == ()
     names = [t for t, _ in first.tactics]
     assert len(names) == len(set(names))  # `lia` both sampled and listed: once, with the sampled log-prob
-    assert dict(first.tactics)["lia"] == -3.0
-    assert {"rewrite H", "destruct H", "intros; nra"} <= set(names)  # hypothesis tactics and automation
-    assert [t for t, _ in later.tactics] == ["intros10", "lia"]
+    assert dict(first.tactics)["lia."] == -3.0
+    assert {"rewrite H.", "destruct H.", "intros; nra."} <= set(names)  # hypothesis tactics and automation
+    assert [t for t, _ in later.tactics] == ["intros10.", "lia."]
 
 
 def test_modes_build_the_right_evaluator() -> None:

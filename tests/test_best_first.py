@@ -169,7 +169,7 @@ def test_fixed_evaluator_uniform_priors_and_rounds() -> None:
                                                 EvalRequest("⊢ ?x = 1\n\n⊢ ?x > 0", 4, 0)])
     tactics = [t for t, _ in first.tactics]
     assert len(tactics) == len(set(tactics)) > 4  # the whole list, num_samples notwithstanding
-    assert {"intros", "lia", "split", "induction n", "rewrite H"} <= set(tactics)
+    assert {"intros.", "lia.", "split.", "induction n.", "rewrite H."} <= set(tactics)  # one canonical form
     assert all(lp == pytest.approx(-math.log(len(tactics))) for _, lp in first.tactics)
     assert later.tactics == () and first.value == later.value == -1.0
     assert coupled.value == -2.0 and goal_count("⊢ a\n\n⊢ b") == 2

@@ -1,0 +1,143 @@
+"""What a Coq goal's text says about the arithmetic in it: typed variables, functions, shapes.
+
+The automation families (`search.automation`) build concrete tactics from these facts — hint
+terms over the goal's own real variables, real or integer finishers by the goal's types,
+closed-computation tactics only for goals with no variable at all. Everything is read
+from the canonical goal text the env prints (`h : T` / `a, b : T` lines, then `⊢ target`); the
+target's leading `forall` binders count as variables too, since the tactics begin with `intros`,
+which introduces them under their printed names.
+
+Pure text, no Coq: a fact read wrongly only yields a tactic that fails in the prover.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+#: real functions: their presence makes a goal a real-arithmetic one
+TRANSCENDENTAL = ("sqrt", "ln", "exp", "sin", "cos", "tan", "atan", "PI", "Rpower", "powerRZ", "Rsqr")
+_TRANSCENDENTAL = re.compile(r"\b(" + "|".join(TRANSCENDENTAL) + r")\b")
+_IDENT = r"[A-Za-z_][\w']*"
+_NAME = re.compile(r"^[A-Za-z_][\w'.]*$")
+#: one binder group of a leading `forall`: `(x y : R)` or (alone) `x y : R`
+_GROUP = re.compile(rf"\(\s*((?:{_IDENT}\s+)*{_IDENT})\s*:\s*([^()]+?)\s*\)")
+_BARE = re.compile(rf"^((?:{_IDENT}\s+)*{_IDENT})\s*:\s*(.+)$")
+_POWER = re.compile(rf"\b({_IDENT})\s*\^\s*(\d+)\b")
+#: identifiers a closed computation on numerals may contain (operators, large-numeral encodings)
+_NUMERAL_WORDS = re.compile(r"^(mod|div|Nat|Z|N|Init|of_num_uint|of_num_int|Number|UIntDecimal|IntDecimal|Decimal|"
+                            r"D\d|Nil|Pos|Neg|modulo|add|mul|sub|pow|gcd|lcm|fact|eqb|leb|ltb)$")
+
+
+@dataclass(frozen=True)
+class GoalFacts:
+    """The arithmetic facts of one goal.
+
+    Fields:
+      reals:          names of variables of type R, in order of appearance.
+      integers:       names of variables of type Z.
+      naturals:       names of variables of type nat.
+      target:         the text after `⊢` (the first goal's, for coupled goals).
+      has_real:       R occurs (a real variable, or the header's R scope with real functions).
+      even_powers:    (variable, exponent) for every `v ^ p` with p even and ≥ 4.
+      disjunctions:   hypotheses whose type is a disjunction (names usable by `destruct`).
+      uses_rabs:      Rabs occurs.
+      closed:         no variable and no hypothesis: a computation on numerals.
+    """
+
+    reals: tuple[str, ...]
+    integers: tuple[str, ...]
+    naturals: tuple[str, ...]
+    target: str
+    has_real: bool
+    even_powers: tuple[tuple[str, int], ...]
+    disjunctions: tuple[str, ...]
+    uses_rabs: bool
+    closed: bool
+
+
+def hypotheses(goal_text: str) -> list[tuple[str, str]]:
+    """(name, type) for every usable hypothesis of a canonical goal text (coupled goals: all blocks).
+    Accepts `a, b : T` (Coq) and `a b : T` (Lean); `x := v : T` definitions are kept; inaccessible
+    names (`n✝`) are skipped since a tactic cannot mention them."""
+    found: dict[str, str] = {}
+    for line in goal_text.splitlines():
+        if line.startswith("⊢") or " : " not in line:
+            continue
+        head, _, rest = line.partition(" : ")
+        names_part = head.split(" := ")[0]
+        type_text = line.rsplit(" : ", 1)[1] if " := " in head else rest  # `x := v : T`
+        names = [n for n in re.split(r",\s*|\s+", names_part.strip()) if n]
+        if not names or not all(_NAME.match(n) for n in names):
+            continue
+        for name in names:
+            found.setdefault(name, type_text.strip())
+    return list(found.items())
+
+
+def leading_binders(target: str) -> list[tuple[str, str]]:
+    """(name, type) for the binders of the target's leading `forall` (or `∀`) chain."""
+    found: list[tuple[str, str]] = []
+    rest = target.strip()
+    while True:
+        match = re.match(r"^(?:forall|∀)\s+", rest)
+        if not match:
+            return found
+        body, comma, rest = _split_binders(rest[match.end():])
+        if not comma:
+            return found
+        groups = _GROUP.findall(body)
+        if groups:
+            pairs = groups
+        else:
+            bare = _BARE.match(body.strip())
+            pairs = [(bare.group(1), bare.group(2))] if bare else []
+        for names, type_text in pairs:
+            found += [(name, type_text.strip()) for name in names.split()]
+        rest = rest.strip()
+
+
+def is_numeral_computation(target: str) -> bool:
+    """True when the target mentions no variable: numerals, arithmetic and comparison only."""
+    words = re.findall(r"[A-Za-z_][\w']*", target)  # dotted names by component
+    return bool(re.search(r"\d", target)) and all(_NUMERAL_WORDS.match(word) for word in words)
+
+
+def _split_binders(text: str) -> tuple[str, bool, str]:
+    """Split `binders, body` at the first comma outside parentheses."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return text[:index], True, text[index + 1:]
+    return text, False, ""
+
+
+def goal_facts(goal_text: str) -> GoalFacts:
+    """Read the arithmetic facts of a canonical goal text."""
+    lines = goal_text.splitlines()
+    target = next((line[1:].strip() for line in lines if line.startswith("⊢")), goal_text.strip())
+    context = hypotheses(goal_text)
+    typed = [*context, *leading_binders(target)]
+    by_type: dict[str, list[str]] = {"R": [], "Z": [], "nat": []}
+    for name, type_text in typed:
+        if type_text in by_type and name not in by_type[type_text]:
+            by_type[type_text].append(name)
+    variables = {name for names in by_type.values() for name in names}
+    powers = tuple(dict.fromkeys((name, int(exp)) for name, exp in _POWER.findall(goal_text)
+                                 if name in variables and int(exp) >= 4 and int(exp) % 2 == 0))
+    disjunctions = tuple(name for name, type_text in context if "\\/" in type_text and "->" not in type_text)
+    return GoalFacts(
+        reals=tuple(by_type["R"]), integers=tuple(by_type["Z"]), naturals=tuple(by_type["nat"]),
+        target=target,
+        has_real=bool(by_type["R"]) or bool(re.search(r"\bR\b|\bIZR\b|\bINR\b|\bRabs\b", goal_text))
+        or bool(_TRANSCENDENTAL.search(goal_text)),
+        even_powers=powers,
+        disjunctions=disjunctions,
+        uses_rabs="Rabs" in goal_text,
+        closed=not context and not typed and is_numeral_computation(target),
+    )

@@ -1,0 +1,79 @@
+"""The automation families as text: what each one generates from a goal, and how tactics are labelled."""
+
+from __future__ import annotations
+
+import pytest
+
+from lean_interface.coq.guard import normalise_tactic
+from search.automation import FAMILIES, family_of, family_tactics, square_hints
+from search.fixed_evaluator import FixedTacticEvaluator
+from search.goal_facts import goal_facts, is_numeral_computation, leading_binders
+
+AIME = ("⊢ forall x y z w : R, x ^ 2 / (2 ^ 2 - 1) + y ^ 4 = 1 -> x ^ 2 + y ^ 2 = 36")
+CONTEXT = "a, b : R\nh0 : 0 < a /\\ 0 < b\nh1 : a = 1 \\/ b = 2\n⊢ Rabs (a - b) <= 2"
+
+
+def test_leading_binders_in_both_printed_forms() -> None:
+    assert leading_binders("forall x y : R, x = y") == [("x", "R"), ("y", "R")]
+    assert leading_binders("forall (x : R) (n m : nat), forall k : Z, x = 1 -> forall j : Z, k = j") == [
+        ("x", "R"), ("n", "nat"), ("m", "nat"), ("k", "Z")]  # the chain before the first arrow only
+    assert leading_binders("x = 1 -> forall y : R, y = 1") == []
+
+
+def test_goal_facts_read_variables_powers_disjunctions_and_rabs() -> None:
+    facts = goal_facts(AIME)
+    assert facts.reals == ("x", "y", "z", "w") and facts.has_real and not facts.closed
+    assert facts.even_powers == (("y", 4),)
+    context = goal_facts(CONTEXT)
+    assert context.reals == ("a", "b") and context.disjunctions == ("h1",) and context.uses_rabs
+
+
+def test_closed_computations_are_told_from_goals_with_variables() -> None:
+    assert goal_facts("⊢ (19 ^ 19 + 99 ^ 99) mod 10 = 8").closed
+    assert is_numeral_computation("Init.Nat.of_num_uint (Number.UIntDecimal (Decimal.D1 Decimal.Nil)) mod 7 = 3")
+    assert not goal_facts("⊢ forall n : nat, n mod 2 = 0").closed
+    assert not goal_facts("n : nat\n⊢ n mod 2 = 0").closed
+    assert not is_numeral_computation("f 3 = 2")
+
+
+def test_square_hints_use_the_goals_own_variables() -> None:
+    groups = square_hints(goal_facts(AIME))
+    assert groups[0][:2] == ["x - y", "x - z"] and groups[1] == ["x", "y", "z", "w"]
+    assert ["y ^ 2 - 1", "y ^ 2 + 1"] in groups
+    assert square_hints(goal_facts("⊢ forall n : nat, n = n")) == []
+
+
+def test_family_tactics_are_canonical_limited_and_labelled() -> None:
+    generated = family_tactics(AIME)
+    assert generated and len({t for t, _ in generated}) == len(generated)
+    for tactic, family in generated:
+        assert normalise_tactic(tactic) == tactic and tactic.startswith("timeout ")
+        assert family_of(tactic) == family, tactic
+    families = {family for _, family in generated}
+    assert {"hints", "psatz", "cases"} <= families and "integer" not in families
+    integer = family_tactics("⊢ (2 ^ 8) mod 5 = 1")
+    assert {family for _, family in integer} == {"integer", "psatz"}
+    assert any("Nat2N.inj" in tactic for tactic, _ in integer)
+
+
+def test_case_splits_follow_rabs_and_disjunctions() -> None:
+    tactics = [t for t, family in family_tactics(CONTEXT) if family == "cases"]
+    assert any("split_Rabs; lra" in t for t in tactics)
+    assert any("destruct h1; lra" in t for t in tactics)
+    assert any("Rle_dec a b" in t for t in tactics)
+
+
+@pytest.mark.parametrize("tactic, family", [
+    ("lia.", "decide"), ("intros; field_simplify; lra.", "decide"), ("intros n.", "tactic"),
+    ("rewrite H.", "tactic"), ("timeout 3 (intros; psatz R 2).", "psatz"),
+    ("intros; pose proof (pow2_ge_0 (x - y)); nra.", "hints"), ("destruct h; lra.", "cases"),
+])
+def test_family_of_any_tactic(tactic: str, family: str) -> None:
+    assert family_of(tactic) == family
+
+
+def test_the_fixed_evaluator_offers_every_family_in_canonical_form() -> None:
+    tactics = FixedTacticEvaluator().tactics_for(AIME)
+    assert all(normalise_tactic(t) == t for t in tactics)
+    offered = {family_of(t) for t in tactics}
+    assert {family.name for family in FAMILIES if family.name != "integer"} <= offered
