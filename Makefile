@@ -6,16 +6,16 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := coq libcoq-coquelicot libcoq-hammer libcoq-flocq libcoq-coqprime libcoq-bignums chromium python3-venv g++ ninja-build
+APT_PACKAGES := coq libcoq-coquelicot libcoq-hammer libcoq-flocq libcoq-coqprime libcoq-bignums coinor-csdp chromium python3-venv g++ ninja-build
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup system-deps python-deps demo test test-fast bench clean
 
 setup: system-deps python-deps
 
-# Debian packages: Coq 8.16 (+ Coquelicot, CoqHammer) and Chromium for the HTML-view test.
+# Debian packages: Coq 8.16 (+ Coquelicot, CoqHammer), CSDP (psatz's oracle) and Chromium for the HTML-view test.
 system-deps:
-	@if command -v coqtop >/dev/null && command -v chromium >/dev/null \
+	@if command -v coqtop >/dev/null && command -v chromium >/dev/null && command -v csdp >/dev/null \
 	    && [ -d /usr/lib/ocaml/coq/user-contrib/Coquelicot ] && [ -d /usr/lib/ocaml/coq/user-contrib/Hammer ] \
 	    && [ -d /usr/lib/ocaml/coq/user-contrib/Flocq ] && [ -d /usr/lib/ocaml/coq/user-contrib/Coqprime ]; then \
 	  echo "system deps present"; \
