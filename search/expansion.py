@@ -1,11 +1,15 @@
 """What every search run shares: statistics, the budget clock, and goal expansion.
 
 Expansion = one evaluator call for a batch of goals, then batched prover calls (`apply_many`)
-for every tactic not tried before on its goal. Failed tactics are dropped (and remembered, so
-they are never sent again); a tactic string sampled again, or a tactic reaching the same goals as
-an existing edge, adds its prior to that edge. A round in which the evaluator proposes nothing
-new, or the last allowed round, marks the goal exhausted (it can then fail). A round cut short by
-the budget is not counted, so the goal is asked again if the search goes on.
+for every tactic not tried before on its goal. Every proposal is first put into the env's
+canonical form (`ProofEnv.canonical_tactic`), so tree edges, `tried`, the training records made
+from them and the prover all see one spelling per tactic (`lra` and `lra.` are one Coq tactic,
+sent once); a proposal the env's guard refuses has no canonical form and is not sent. Failed
+tactics are dropped (and remembered, so they are never sent again); a tactic string sampled
+again, or a tactic reaching the same goals as an existing edge, adds its prior to that edge. A
+round in which the evaluator proposes nothing new, or the last allowed round, marks the goal
+exhausted (it can then fail). A round cut short by the budget is not counted, so the goal is
+asked again if the search goes on.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Sequence
 
 from lean_interface.api import ProofEnv, ProofStep
 from search.config import Budget
-from search.evaluator import EvalRequest, Evaluation, Evaluator
+from search.evaluator import EvalRequest, Evaluation, Evaluator, rank_tactics
 from search.extract import extract_proof
 from search.tree import SearchTree, Status
 
@@ -157,7 +161,7 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         if node.value is None:
             node.value = min(0.0, float(evaluation.value))
         proposed_new[node_id] = False
-        for tactic, logprob in evaluation.tactics:
+        for tactic, logprob in rank_tactics(evaluation.tactics, env.canonical_tactic):
             if tactic in node.tried:  # sampled again: more prior for its edge; a failure is not retried
                 index = node.tried[tactic]
                 if index is not None:
