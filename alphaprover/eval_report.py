@@ -19,7 +19,10 @@ from alphaprover.eval_records import ProblemRecord, Status
 
 @dataclass(frozen=True)
 class MethodSummary:
-    """Counts and percentiles for one method over the problems it attempted."""
+    """Counts and percentiles for one method over the problems it attempted. `prover_calls_per_proof`
+    is every tactic the method sent to the prover, proved or not, divided by the proofs it found
+    (NaN without one): what a proof costs in prover calls, the measure of whether a policy that
+    chooses what is tried (`mcts.first_expansion_k`) buys depth with the same budget."""
 
     method: str
     proved: int
@@ -31,6 +34,7 @@ class MethodSummary:
     prover_calls_p50: float
     prover_calls_p90: float
     proved_seconds_p50: float
+    prover_calls_per_proof: float
     families: tuple[tuple[str, int], ...] = ()
 
     @property
@@ -67,6 +71,7 @@ def summarise(records: Iterable[ProblemRecord]) -> list[MethodSummary]:
             prover_calls_p50=_percentile(calls, 50),
             prover_calls_p90=_percentile(calls, 90),
             proved_seconds_p50=_percentile([r.seconds for r in proved], 50),
+            prover_calls_per_proof=sum(calls) / len(proved) if proved else float("nan"),
             families=tuple(Counter(f for r in proved for f in r.families).most_common()),
         ))
     return summaries
@@ -76,15 +81,16 @@ def markdown_table(summaries: Sequence[MethodSummary]) -> str:
     """A Markdown table with one row per method."""
     lines = [
         "| method | proved | attempted | pass rate | bad statements | errors "
-        "| time p50 / p90 (s) | prover calls p50 / p90 | time to proof p50 (s) | closing families |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| time p50 / p90 (s) | prover calls p50 / p90 | prover calls / proof | time to proof p50 (s) "
+        "| closing families |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for s in summaries:
         lines.append(
             f"| {s.method} | {s.proved} | {s.attempted} | {100 * s.rate:.1f}% | {s.bad_statements} "
             f"| {s.errors} | {s.seconds_p50:.1f} / {s.seconds_p90:.1f} "
-            f"| {s.prover_calls_p50:.0f} / {s.prover_calls_p90:.0f} | {s.proved_seconds_p50:.2f} "
-            f"| {', '.join(f'{name} {count}' for name, count in s.families) or '-'} |"
+            f"| {s.prover_calls_p50:.0f} / {s.prover_calls_p90:.0f} | {s.prover_calls_per_proof:.0f} "
+            f"| {s.proved_seconds_p50:.2f} | {', '.join(f'{name} {count}' for name, count in s.families) or '-'} |"
         )
     return "\n".join(lines)
 

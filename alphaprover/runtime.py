@@ -81,7 +81,7 @@ def build_evaluator(cfg: dict[str, Any], method: Method,
 
     network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=float(cfg["temperature"]),
                                                seed=int(cfg["seed"]), threads=int(cfg["threads"]),
-                                               engine=cfg.get("engine"))
+                                               engine=cfg.get("engine"), language=backend_language(cfg["backend"]))
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
     return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint}, {network.engine})"
 

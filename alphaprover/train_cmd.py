@@ -18,7 +18,8 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.runtime import action_mode, build_env, build_settings, resolve_checkpoint, vocabulary_for
+from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
+                                 vocabulary_for)
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
 from selfplay.episode import TrainingRecord
@@ -84,7 +85,8 @@ class EvaluatorRecipe:
             evaluator = action_evaluator(mode, None, vocabulary)
         else:
             network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
-                                                       threads=self.threads, engine=self.engine)
+                                                       threads=self.threads, engine=self.engine,
+                                                       language=backend_language(self.language_backend))
             evaluator = action_evaluator(mode, network, vocabulary)
         if self.lemma_file:
             from ttrl.lemmas import LemmaTable, WithLemmas

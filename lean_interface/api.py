@@ -167,6 +167,13 @@ class ProofEnv(abc.ABC):
         """Apply `tactic` to `goal` (any goal returned since `start`). Never raises for a bad
         tactic, a timeout or a crashed prover: those are `TacticResult(error=...)`."""
 
+    def canonical_tactic(self, tactic: str) -> str | None:
+        """`tactic` in this backend's canonical form (`lean_interface.tactic_form`: what the training
+        data holds, the network scores and the search records), or None if it is no tactic this
+        backend would run. A backend of a proof language returns that language's form; this
+        default, for backends with none (test tables), only collapses whitespace."""
+        return " ".join(tactic.split()) or None
+
     def apply_many(self, requests: Sequence[tuple[Goal, str]]) -> list[TacticResult]:
         """Apply several (goal, tactic) pairs; backends with a process pool run them in parallel."""
         return [self.apply(goal, tactic) for goal, tactic in requests]

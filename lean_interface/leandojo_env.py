@@ -23,7 +23,7 @@ from typing import Any
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
 from lean_interface.lean_repl.env import _render_lines, canonical_goal, check_proof
-from lean_interface.lean_repl.guard import LeanTacticRefused, check_lean_tactic, script_refusal
+from lean_interface.lean_repl.guard import LeanTacticRefused, canonical_lean_tactic, check_lean_tactic, script_refusal
 
 INSTALL_HINT = "LeanDojo is not installed: pip install 'alphaprover[leandojo]'"
 AUDIT_UNAVAILABLE = ("axiom audit unavailable: LeanDojo cannot run #print axioms; "
@@ -75,6 +75,9 @@ class LeanDojoEnv(ProofEnv):
         except Exception as error:  # DojoInitError and friends: the theorem cannot be opened
             raise EnvError(f"LeanDojo cannot open {theorem.name}: {error}") from None
         return Goal(canonical_goal(initial.pp), DojoGoalRef(initial), num_goals=max(1, initial.num_goals))
+
+    def canonical_tactic(self, tactic: str) -> str | None:
+        return canonical_lean_tactic(tactic)
 
     def apply(self, goal: Goal, tactic: str) -> TacticResult:
         if not isinstance(goal.ref, DojoGoalRef) or self._dojo is None:

@@ -26,9 +26,10 @@ from pathlib import Path
 
 from networks.checkpoint import CONFIG, WEIGHTS, load_checkpoint
 from networks.model import ProverModelConfig
-from networks.sampling import candidate_rows, merge_tactics
+from networks.sampling import candidate_rows
 from networks.tokenizer import EOS, PAD, UNK, ProofTokenizer
 from networks.tokenizer import FILE_NAME as TOKENIZER_FILE
+from search.evaluator import rank_tactics
 
 QUANTIZATIONS = ("int8", "float32")
 STAMP = "alphaprover-source.json"
@@ -220,7 +221,7 @@ class CT2Policy:
         out = []
         for group in self.sample_ids(goals, num_samples, temperature):
             texts = [(self.tokenizer.decode(ids), score) for ids, score in group]
-            out.append(merge_tactics((text, score) for text, score in texts if text))
+            out.append(rank_tactics((text, score) for text, score in texts if text))
         return out
 
     def score(self, goals: Sequence[str], tactics_per_goal: Sequence[Sequence[str]]) -> list[list[float]]:

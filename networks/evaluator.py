@@ -3,7 +3,9 @@
 Batched (one network call per batch of requests of a search step, goals of similar length batched
 together), cached by (goal text, round, number of samples, set of candidates) so transpositions
 and repeated leaves cost nothing. Each answer is the union of `num_samples` sampled tactics and
-the request's candidates scored teacher-forced, most likely first.
+the request's candidates scored teacher-forced, most likely first, every one in the canonical
+form of the evaluator's proof language (`lean_interface.tactic_form`, Coq by default: the form
+the training data has), so a candidate `lra` is scored, cached and returned as `lra.`.
 
 Two engines sample the policy: CTranslate2 (`networks.engine`, int8 or float32; the default when
 the package imports, several times faster on CPU) and HF `generate` (`networks.sampling`, the
@@ -26,6 +28,7 @@ from pathlib import Path
 
 import torch
 
+from lean_interface.tactic_form import tactic_form
 from networks.checkpoint import load_checkpoint
 from networks.engine import CT2Policy, ctranslate2_available
 from networks.model import ProverModel
@@ -38,11 +41,14 @@ CacheKey = tuple[str, int, int, tuple[str, ...]]
 
 
 class NetworkEvaluator:
-    """Policy + value from a checkpoint, batched and cached; `policy` = None means PyTorch sampling."""
+    """Policy + value from a checkpoint, batched and cached; `policy` = None means PyTorch sampling.
+    `language` ("coq" or "lean") chooses the canonical tactic form of samples and candidates."""
 
     def __init__(self, model: ProverModel, tokenizer: ProofTokenizer, temperature: float = 1.0, seed: int = 0,
-                 max_batch: int = 32, cache_size: int = 100_000, policy: CT2Policy | None = None) -> None:
+                 max_batch: int = 32, cache_size: int = 100_000, policy: CT2Policy | None = None,
+                 language: str = "coq") -> None:
         self.model = model
+        self.tactic_form = tactic_form(language)
         self.tokenizer = tokenizer
         self.policy = policy
         self.temperature = temperature
@@ -61,7 +67,7 @@ class NetworkEvaluator:
     @classmethod
     def from_checkpoint(cls, directory: str | Path, temperature: float = 1.0, seed: int = 0,
                         threads: int = 0, max_batch: int = 32, engine: str | None = None,
-                        cache_dir: str | Path | None = None) -> NetworkEvaluator:
+                        cache_dir: str | Path | None = None, language: str = "coq") -> NetworkEvaluator:
         """Load a checkpoint. `engine`: "ct2-float32" (default when ctranslate2 imports, else
         "torch" with a one-line warning), "ct2-int8" or "torch". Float32 is the default because on
         our 7 M-parameter model int8 measured no faster (41.0 vs 41.5 ms/goal at K=16, 6.2× HF
@@ -81,12 +87,14 @@ class NetworkEvaluator:
         if engine != "torch":
             policy = CT2Policy.load(directory, engine.removeprefix("ct2-"), threads=threads, seed=seed,
                                     cache_dir=cache_dir)
-        return cls(model, tokenizer, temperature=temperature, seed=seed, max_batch=max_batch, policy=policy)
+        return cls(model, tokenizer, temperature=temperature, seed=seed, max_batch=max_batch, policy=policy,
+                   language=language)
 
-    @staticmethod
-    def cache_key(request: EvalRequest) -> CacheKey:
-        """Requests with the same goal, round, sample count and set of candidates share an answer."""
-        return (request.goal, request.round, request.num_samples, tuple(sorted(set(request.candidates))))
+    def cache_key(self, request: EvalRequest) -> CacheKey:
+        """Requests with the same goal, round, sample count and set of canonical candidates share an
+        answer (candidates with no canonical form are left out: they are never scored)."""
+        canonical = {c for c in map(self.tactic_form, request.candidates) if c is not None}
+        return (request.goal, request.round, request.num_samples, tuple(sorted(canonical)))
 
     def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
         results: list[Evaluation | None] = []
@@ -126,7 +134,7 @@ class NetworkEvaluator:
         policy = self.policy
         sampler = None if policy is None else (lambda g, k: policy.sample(g, k, self.temperature))
         return evaluate_goals(self.model, self.tokenizer, goals, num_samples, self.temperature, seed, candidates,
-                              sampler=sampler)
+                              sampler=sampler, tactic_form=self.tactic_form)
 
     def _remember(self, key: CacheKey, evaluation: Evaluation) -> None:
         self._cache[key] = evaluation

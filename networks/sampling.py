@@ -11,8 +11,9 @@ CTranslate2 engine (`networks.engine`) is tested against.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import torch
 from transformers.modeling_outputs import BaseModelOutput
@@ -20,6 +21,7 @@ from transformers.modeling_outputs import BaseModelOutput
 from networks.model import ProverModel
 from networks.scoring import score_rows
 from networks.tokenizer import ProofTokenizer
+from search.evaluator import TacticForm, rank_tactics
 
 OVERLONG_LOGPROB = -1e3
 SCORE_ROWS = 256  # decoder rows per teacher-forced scoring pass (bounds memory)
@@ -43,16 +45,6 @@ def overlong_logprob(num_tokens: int) -> float:
 def tactic_ids(tokenizer: ProofTokenizer, tactic: str) -> list[int]:
     """Token ids of `tactic` plus EOS, not truncated (callers decide what is too long)."""
     return tokenizer.encode_tactic(tactic, 1 << 30)
-
-
-def merge_tactics(*groups: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Union of (tactic, logprob) lists: each tactic once with its best log-prob, most likely first."""
-    best: dict[str, float] = {}
-    for group in groups:
-        for text, logprob in group:
-            if text not in best or logprob > best[text]:
-                best[text] = logprob
-    return sorted(best.items(), key=lambda item: -item[1])
 
 
 def encode_goals(tokenizer: ProofTokenizer, goals: Sequence[str], max_tokens: int,
@@ -189,22 +181,39 @@ def _generate(model: ProverModel, tokenizer: ProofTokenizer, encoder: BaseModelO
     return samples
 
 
+def canonical_samples(samples: Sequence[tuple[str, float]],
+                      form: TacticForm) -> tuple[list[tuple[str, float]], list[str]]:
+    """Split one goal's samples by `form`: those already canonical, kept with their sampled
+    log-prob, and the canonical forms of the others, which must be scored teacher-forced (a
+    sampled `lra`'s log-prob is not `lra.`'s). Samples with no canonical form are dropped."""
+    kept: list[tuple[str, float]] = []
+    rescore: list[str] = []
+    for text, logprob in samples:
+        canonical = form(text)
+        if canonical == text:
+            kept.append((text, logprob))
+        elif canonical is not None:
+            rescore.append(canonical)
+    return kept, rescore
+
+
 @torch.no_grad()
 def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str], num_samples: int,
                    temperature: float = 1.0, seed: int = 0, candidates: Sequence[Sequence[str]] | None = None,
-                   sampler: Sampler | None = None) -> BatchOutput:
+                   sampler: Sampler | None = None, tactic_form: TacticForm | None = None) -> BatchOutput:
     """Sample `num_samples` tactics per goal (0 = none), score each goal's `candidates` teacher-forced
     (returned too, merged with the samples), and predict every goal's value. One encoder pass
     serves the value head, the candidate scoring and HF `generate` (seeded with `seed`); a
-    `sampler(goals, num_samples)` (e.g. the CTranslate2 engine) replaces `generate` if given."""
+    `sampler(goals, num_samples)` (e.g. the CTranslate2 engine) replaces `generate` if given.
+
+    With `tactic_form` (the proof language's canonical form, `lean_interface.tactic_form`) every
+    tactic returned, and every tactic scored, is in that form: candidates are put into it before
+    scoring, a sample not in it is replaced by its canonical form scored teacher-forced, and text
+    with no canonical form is dropped. So `lra` and `lra.` are one tactic, priced as `lra.`."""
     if not goals:
         return BatchOutput([], [])
     states, attention_mask = _encoder_states(model, tokenizer, goals)
     values = model.values(model.value_logits(states, attention_mask)).tolist()
-    scored: list[list[tuple[str, float]]] = [[] for _ in goals]
-    if candidates is not None and any(candidates):
-        scores = _score_candidates(model, tokenizer, states, attention_mask, candidates)
-        scored = [list(zip(tactics, totals)) for tactics, totals in zip(candidates, scores)]
     sampled: list[list[tuple[str, float]]] = [[] for _ in goals]
     if num_samples > 0 and sampler is not None:
         sampled = sampler(goals, num_samples)
@@ -212,4 +221,14 @@ def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequenc
         torch.manual_seed(seed)
         sampled = _generate(model, tokenizer, BaseModelOutput(last_hidden_state=states), attention_mask, num_samples,
                             temperature)
-    return BatchOutput([merge_tactics(s, c) for s, c in zip(sampled, scored)], values)
+    to_score = [list(group) for group in candidates] if candidates is not None else [[] for _ in goals]
+    if tactic_form is not None:
+        split = [canonical_samples(group, tactic_form) for group in sampled]
+        sampled = [kept for kept, _ in split]
+        to_score = [list(dict.fromkeys(c for c in map(tactic_form, (*group, *rescore)) if c is not None))
+                    for group, (_, rescore) in zip(to_score, split)]
+    scored: list[list[tuple[str, float]]] = [[] for _ in goals]
+    if any(to_score):
+        scores = _score_candidates(model, tokenizer, states, attention_mask, to_score)
+        scored = [list(zip(tactics, totals)) for tactics, totals in zip(to_score, scores)]
+    return BatchOutput([rank_tactics(chain(s, c)) for s, c in zip(sampled, scored)], values)

@@ -6,9 +6,9 @@
   best constant predictor fitted on the training data (`value_mae_constant`: the training median;
   `value_loss_constant`: the training distribution over bins), so the value head is always read
   against "predict the usual depth".
-* Exact match on a fixed sample of validation goals: `top1` / `topk` — the reference tactic
-  (whitespace-normalised) is the model's most likely / among its k most likely tactics, found by
-  beam search (k beams). Exact match against one human tactic is a harsh measure: many tactics
+* Exact match on a fixed sample of validation goals: `top1` / `topk` — the reference tactic is
+  the model's most likely / among its k most likely tactics, found by beam search (k beams), both
+  compared in the language's canonical form (`lean_interface.tactic_form`, the form the data has). Exact match against one human tactic is a harsh measure: many tactics
   prove a goal.
 """
 
@@ -23,6 +23,7 @@ from typing import Sequence
 import torch
 from torch.nn import functional as F
 
+from lean_interface.tactic_form import TacticForm, coq_tactic
 from networks.dataset import EncodedExample, Example, collate
 from networks.model import ProverModel
 from networks.sampling import encode_goals
@@ -42,10 +43,6 @@ class ValueBaseline:
         total = sum(counts.values()) + num_bins  # add-one smoothing
         logprobs = tuple(math.log((counts.get(i, 0) + 1) / total) for i in range(num_bins))
         return cls(float(statistics.median(steps)) if steps else 1.0, logprobs)
-
-
-def normalise_tactic(tactic: str) -> str:
-    return " ".join(tactic.split()).rstrip(".")
 
 
 @torch.no_grad()
@@ -82,8 +79,9 @@ def teacher_forced_metrics(model: ProverModel, encoded: Sequence[EncodedExample]
 
 @torch.no_grad()
 def beam_exact_match(model: ProverModel, tokenizer: ProofTokenizer, examples: Sequence[Example], k: int,
-                     batch_size: int = 16) -> dict[str, float]:
-    """top1/topk exact match of the k-beam tactics against the reference."""
+                     batch_size: int = 16, form: TacticForm = coq_tactic) -> dict[str, float]:
+    """top1/topk exact match of the k-beam tactics against the reference, in canonical `form`
+    (a beam with no canonical form, one the guard refuses, matches nothing)."""
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -95,10 +93,10 @@ def beam_exact_match(model: ProverModel, tokenizer: ProofTokenizer, examples: Se
                                 num_return_sequences=k, do_sample=False,
                                 max_new_tokens=model.config.max_tactic_tokens)
         for row, example in enumerate(chunk):
-            beams = [normalise_tactic(tokenizer.decode(ids.tolist())) for ids in out[row * k : (row + 1) * k]]
-            reference = normalise_tactic(example.tactic)
-            top1 += bool(beams) and beams[0] == reference
-            topk += reference in beams
+            beams = [form(tokenizer.decode(ids.tolist())) for ids in out[row * k : (row + 1) * k]]
+            reference = form(example.tactic)
+            top1 += bool(beams) and reference is not None and beams[0] == reference
+            topk += reference is not None and reference in beams
     model.train(was_training)
     n = max(1, len(examples))
     return {"top1": top1 / n, "topk": topk / n}

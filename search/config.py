@@ -79,6 +79,12 @@ class MCTSConfig:
                               expansions <= ps_c · visits^ps_alpha (AlphaProof: 0.01, 0.6; ours: 0.2, 0.6).
       max_expansions:         at most this many sampling rounds per goal (ours; keeps a goal that
                               no tactic works on from being sampled forever).
+      first_expansion_k:      tactics sent to the prover per expansion of a goal (`search.widening`):
+                              its first expansion sends the top k of the evaluator's ranked answer
+                              (samples ∪ candidates, by prior), each later one — when progressive
+                              sampling's rule grants it, or at once if every tactic so far failed —
+                              the next k untried, and a new round is asked only when none are
+                              left. 0 = every proposal at once (the behaviour before it existed).
       num_samples:            tactics requested from the evaluator per expansion.
       num_parallel:           simulations selected (with virtual loss) per evaluator call.
       virtual_loss:           value counted for each in-flight simulation through a tactic, so
@@ -110,6 +116,7 @@ class MCTSConfig:
     ps_c: float = 0.2
     ps_alpha: float = 0.6
     max_expansions: int = 8
+    first_expansion_k: int = 0
     num_samples: int = 32
     num_parallel: int = 8
     virtual_loss: float = -40.0
@@ -124,6 +131,7 @@ class MCTSConfig:
         _require(self.ps_c >= 0 and self.ps_alpha >= 0, "ps_c and ps_alpha must be >= 0")
         _require(self.max_expansions >= 1 and self.num_samples >= 1 and self.num_parallel >= 1,
                  "max_expansions, num_samples and num_parallel must be >= 1")
+        _require(self.first_expansion_k >= 0, "first_expansion_k must be >= 0 (0 = every proposal at once)")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MCTSConfig":

@@ -7,7 +7,11 @@ an adapter for the trained model; `search.fixed_evaluator` provides a no-network
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
+
+#: a tactic's canonical form in the proof language (`lean_interface.tactic_form`; `ProofEnv.canonical_tactic`),
+#: or None when the text is no tactic of that language
+TacticForm = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -21,8 +25,10 @@ class EvalRequest:
                    rounds must be allowed to return different samples; caches key on it.
       candidates:  tactics proposed by someone else (the automation list, hypothesis-instantiated
                    tactics) that the evaluator must also return, each with its own log-probability
-                   of that exact tactic (a network scores them teacher-forced), so one ranking
-                   covers the samples and the candidates. Empty for a pure policy.
+                   (a network scores them teacher-forced), so one ranking covers the samples and
+                   the candidates. A network answers and scores each in its language's canonical
+                   form (`lean_interface.tactic_form`: Coq's `lra.` for `lra`), the form its
+                   training data has. Empty for a pure policy.
     """
 
     goal: str
@@ -38,7 +44,8 @@ class Evaluation:
     Fields:
       tactics: distinct (tactic, log-probability) pairs, most likely first: the samples and every
                requested candidate. Log-probs are the policy's summed token log-probabilities
-               (<= 0); a tactic both sampled and listed appears once.
+               (<= 0); a tactic both sampled and listed appears once. The search puts every
+               tactic into the env's canonical form before it uses it (`rank_tactics`).
       value:   predicted value of the goal: −(expected tactics still needed), so <= 0.
     """
 
@@ -52,3 +59,15 @@ class Evaluator(Protocol):
     def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
         """One `Evaluation` per request, in order."""
         ...
+
+
+def rank_tactics(tactics: Iterable[tuple[str, float]], form: TacticForm | None = None) -> list[tuple[str, float]]:
+    """Each tactic once with its best log-prob, most likely first (ties keep the order given).
+    With `form`, tactics are first put into their canonical form, so two spellings of one tactic
+    (`lra`, `lra.`) count as one; a text with no canonical form (the guard refuses it) is dropped."""
+    best: dict[str, float] = {}
+    for text, logprob in tactics:
+        canonical = form(text) if form is not None else text
+        if canonical is not None and (canonical not in best or logprob > best[canonical]):
+            best[canonical] = logprob
+    return sorted(best.items(), key=lambda item: -item[1])

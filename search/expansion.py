@@ -1,11 +1,16 @@
 """What every search run shares: statistics, the budget clock, and goal expansion.
 
-Expansion = one evaluator call for a batch of goals, then batched prover calls (`apply_many`)
-for every tactic not tried before on its goal. Failed tactics are dropped (and remembered, so
-they are never sent again); a tactic string sampled again, or a tactic reaching the same goals as
-an existing edge, adds its prior to that edge. A round in which the evaluator proposes nothing
-new, or the last allowed round, marks the goal exhausted (it can then fail). A round cut short by
-the budget is not counted, so the goal is asked again if the search goes on.
+Expansion of a goal = send tactics to the prover in batched `apply_many` calls: the most likely
+of its pending proposals (`search.widening`: all of them with width 0, else the top k), after one
+evaluator call for every goal of the batch with nothing pending (a new round). Every proposal is
+first put into the env's canonical form (`ProofEnv.canonical_tactic`), so tree edges, `tried`,
+the training records made from them and the prover all see one spelling per tactic (`lra` and
+`lra.` are one Coq tactic, sent once); a proposal the env's guard refuses has no canonical form
+and is not sent. Failed tactics are dropped (and remembered, so they are never sent again); a
+tactic string sampled again, or a tactic reaching the same goals as an existing edge, adds its
+prior to that edge. A goal with nothing pending whose last round proposed nothing new, or that
+used its last allowed round, is exhausted (it can then fail). An expansion cut short by the
+budget is not counted; what it did not send stays pending.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from typing import Sequence
 
 from lean_interface.api import ProofEnv, ProofStep
 from search.config import Budget
-from search.evaluator import EvalRequest, Evaluation, Evaluator
+from search.evaluator import EvalRequest, Evaluation, Evaluator, rank_tactics
 from search.extract import extract_proof
 from search.tree import SearchTree, Status
+from search.widening import offer, put_back, take
 
 #: at most this many tactics per `apply_many` call; the budget is checked between calls.
 PROVER_CHUNK = 16
@@ -31,9 +37,11 @@ class SearchStats:
 
     Fields:
       simulations:      MCTS simulations (best-first: goal expansions; portfolio: tactics tried).
-      expansions:       sampling rounds completed (evaluator answers used).
+      expansions:       goal expansions completed (an evaluator round, or a widening step that
+                        sends pending proposals without one).
       evaluator_calls:  calls to `Evaluator.evaluate` (each serves a batch of goals).
-      prover_calls:     tactics sent to the prover; prover_errors: how many of them failed.
+      prover_calls:     tactics sent to the prover; prover_errors: how many of them failed. With
+                        the search's outcome this gives prover calls per proof found.
       collisions:       parallel walks that reached a leaf already taken in the same batch.
       refused_cycles, merged_edges: tactics refused (cycle) or merged into an existing edge.
       evaluator_seconds, prover_seconds, total_seconds: wall time split.
@@ -144,55 +152,54 @@ def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchSta
 
 
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
-           prior_temperature: float, max_expansions: int, clock: BudgetClock) -> list[float]:
-    """Run one sampling round on each of `node_ids` (distinct, OPEN goals). Returns each goal's
-    value from the evaluator (clamped to <= 0)."""
+           prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0) -> list[float]:
+    """Expand each of `node_ids` (distinct, OPEN goals) once: a goal with proposals pending sends
+    the `width` most likely of them; any other goal gets a new evaluator round first (one batched
+    call for all of them), whose new proposals join its pending list, and then sends its `width`
+    most likely (`search.widening`; width 0 = every proposal at once). Returns each goal's value
+    from the evaluator (clamped to <= 0)."""
     stats = clock.stats
-    requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].expansions) for n in node_ids]
-    evaluations = evaluate(evaluator, requests, stats)
-    jobs: dict[tuple[int, str], float] = {}  # (node, tactic) -> logprob, in proposal order
-    proposed_new: dict[int, bool] = {}
-    for node_id, evaluation in zip(node_ids, evaluations):
+    asking = [n for n in node_ids if not tree.nodes[n].pending]
+    requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].rounds) for n in asking]
+    evaluations = evaluate(evaluator, requests, stats) if requests else []
+    nothing_new: set[int] = set()
+    for node_id, evaluation in zip(asking, evaluations):
         node = tree.nodes[node_id]
         if node.value is None:
             node.value = min(0.0, float(evaluation.value))
-        proposed_new[node_id] = False
-        for tactic, logprob in evaluation.tactics:
-            if tactic in node.tried:  # sampled again: more prior for its edge; a failure is not retried
-                index = node.tried[tactic]
-                if index is not None:
-                    node.edges[index].prior += math.exp(logprob / prior_temperature)
-                continue
-            if (node_id, tactic) not in jobs:
-                jobs[(node_id, tactic)] = logprob
-                proposed_new[node_id] = True
+        node.rounds += 1
+        if not offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature):
+            nothing_new.add(node_id)
 
-    pending = list(jobs.items())
-    while pending:
-        # a goal proved by an earlier chunk needs no more tactics
-        pending = [job for job in pending if tree.nodes[job[0][0]].status is Status.OPEN]
+    unsent = [(node_id, job) for node_id in node_ids for job in take(tree.nodes[node_id], width)]
+    while unsent:
         size = clock.prover_chunk(PROVER_CHUNK)
-        if size <= 0 or not pending:
+        # a goal proved by an earlier chunk needs no more tactics
+        sendable = [job for job in unsent if tree.nodes[job[0]].status is Status.OPEN]
+        if size <= 0 or not sendable:
             break
-        chunk, pending = pending[:size], pending[size:]
+        chunk = sendable[:size]
+        unsent = [job for job in unsent if job not in chunk]
         started = time.monotonic()
-        results = env.apply_many([(tree.nodes[n].goal, tactic) for (n, tactic), _ in chunk])
+        results = env.apply_many([(tree.nodes[n].goal, tactic) for n, (tactic, _) in chunk])
         stats.prover_seconds += time.monotonic() - started
         stats.prover_calls += len(chunk)
-        for ((node_id, tactic), logprob), result in zip(chunk, results):
+        for (node_id, (tactic, logprob)), result in zip(chunk, results):
             if not result.ok:
                 stats.prover_errors += 1
                 tree.record_failure(node_id, tactic)
                 continue
             tree.add_edge(node_id, tactic, logprob, math.exp(logprob / prior_temperature), result.goals)
 
-    cut_short = {n for (n, _), _ in pending}
+    for node_id, job in unsent:
+        put_back(tree.nodes[node_id], [job])
+    cut_short = {n for n, _ in unsent if tree.nodes[n].status is Status.OPEN}
     for node_id in node_ids:
         if node_id in cut_short:
-            continue  # an incomplete round does not count: ask again if the search goes on
+            continue  # an incomplete expansion does not count: the rest is sent if the search goes on
         node = tree.nodes[node_id]
         node.expansions += 1
         stats.expansions += 1
-        if not proposed_new[node_id] or node.expansions >= max_expansions:
+        if not node.pending and (node_id in nothing_new or node.rounds >= max_expansions):
             tree.mark_exhausted(node_id)
     return [tree.nodes[n].value or 0.0 for n in node_ids]

@@ -5,7 +5,8 @@ node follow the best tactic (`selection.select_edge`); at a tactic that left sev
 go to the hardest open goal (`selection.select_and_child`); stop at a goal that needs (more)
 sampling (`selection.needs_sampling`). Virtual loss on each walk's path pushes the next walk
 elsewhere. Then ONE evaluator call and batched prover calls expand all the leaves at once
-(`expansion.expand`), and each walk is backed up:
+(`expansion.expand`; with `first_expansion_k` = k a leaf sends only its k most likely untried
+proposals, the rest wait for its next expansion: `search.widening`), and each walk is backed up:
 
     leaf value  = 0 if the goal got proved, no_legal_actions_value if it failed,
                   else the evaluator's value
@@ -125,7 +126,7 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
         leaves = [leaf for _, leaf in walks]
         values = expand(tree, leaves, evaluator, env, num_samples=config.num_samples,
                         prior_temperature=config.prior_temperature, max_expansions=config.max_expansions,
-                        clock=clock)
+                        clock=clock, width=config.first_expansion_k)
         for (walk, leaf), value in zip(walks, values):
             apply_virtual_loss(tree, walk, leaf, -1)
             backup(tree, walk, leaf, leaf_value(tree, leaf, value, config), config)

@@ -19,9 +19,11 @@ AND node (a tactic that left several goals), goal g — argmax over the goals st
   looks easy while someone works on it), so parallel walks spread over the goals.
   V(g) of a goal never evaluated defaults to min(0, V(parent) + 1).
 
-Progressive sampling: an OR node asks the evaluator for more tactics while
+Progressive sampling: an OR node is expanded again while
     expansions <= ps_c · visits^ps_alpha
-(and always when it has no open tactic left), up to `max_expansions` rounds.
+(and always when it has no open tactic left): it sends its next pending proposals when it has
+some (`first_expansion_k` > 0: progressive widening, `search.widening`), else asks the evaluator
+for a new round, up to `max_expansions` rounds.
 """
 
 from __future__ import annotations
@@ -128,8 +130,9 @@ def sampling_allowed(expansions: int, visits: int, config: MCTSConfig) -> bool:
 
 
 def needs_sampling(node: OrNode, config: MCTSConfig) -> bool:
-    """Whether a walk reaching this OR node should stop here and ask the evaluator (again)."""
-    if node.exhausted or node.expansions >= config.max_expansions:
+    """Whether a walk reaching this OR node should stop here and expand it (again): send its next
+    pending proposals (`search.widening`), or ask the evaluator for a new round."""
+    if node.exhausted or (node.rounds >= config.max_expansions and not node.pending):
         return False
     if not node.expanded or not node.open_edges():
         return True  # a new goal, or every tactic so far failed: more are needed to go on

@@ -74,8 +74,14 @@ class OrNode:
       tried:      every tactic string ever sent to the prover for this goal (failed ones too),
                   mapped to the edge it ended up in (None: it failed or was refused).
       value:      the evaluator's value at the first expansion (None until then).
-      expansions: completed sampling rounds (progressive sampling).
-      exhausted:  no further rounds will be asked: the evaluator had nothing new, or the cap.
+      expansions: completed expansions: sampling rounds and widening steps (`search.widening`);
+                  progressive sampling's rule on visits counts these.
+      rounds:     evaluator rounds answered (the next request's round index; capped by
+                  `max_expansions`). Equal to `expansions` when every proposal is sent at once.
+      pending:    proposals (canonical tactic → log-prob) not sent to the prover yet: the next
+                  expansion sends the most likely of them before a new round is asked.
+      exhausted:  no further tactics will come: nothing pending, and the evaluator had nothing
+                  new or the round cap was reached.
       visits, value_sum, in_flight: simulation statistics (value_sum sums backed-up values).
       status:     PROVED if some edge is; FAILED if exhausted and every edge failed.
       proof_size: tactics in its smallest known proof (when PROVED; 0 otherwise).
@@ -88,6 +94,8 @@ class OrNode:
     tried: dict[str, int | None] = field(default_factory=dict)
     value: float | None = None
     expansions: int = 0
+    rounds: int = 0
+    pending: dict[str, float] = field(default_factory=dict)
     exhausted: bool = False
     visits: int = 0
     value_sum: float = 0.0
@@ -264,6 +272,8 @@ class SearchTree:
             require((node.status, node.proof_size) == (status, size),
                     f"node {node_id} is {node.status.value}/{node.proof_size}, expected {status.value}/{size}")
             require(node.status is not Status.FAILED or node.exhausted, f"node {node_id} failed unexhausted")
+            require(not node.exhausted or not node.pending, f"node {node_id} exhausted with tactics pending")
+            require(not set(node.pending) & set(node.tried), f"node {node_id}: a pending tactic was already tried")
         self._check_acyclic(require)
 
     def _check_acyclic(self, require: Callable[[bool, str], None]) -> None:

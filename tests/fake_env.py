@@ -2,7 +2,9 @@
 
     table = {("A", "split"): ["B", "C"], ("B", "t1"): [], ...}
 
-A (goal, tactic) pair missing from the table is a failed tactic. `render` writes the proof tree
+A (goal, tactic) pair missing from the table is a failed tactic. Tactic names are plain words
+(`t1`, `split`) unless a `form` (e.g. Coq's, `lean_interface.tactic_form.coq_tactic`) is given:
+then the env's canonical tactic form is that language's, as a real backend's is. `render` writes the proof tree
 as an indented script and `verify` parses that script back and replays it against the same
 table, so the search's proof extraction and `solve`'s verification are checked for real.
 """
@@ -13,7 +15,7 @@ import random
 from typing import Sequence
 
 from lean_interface.api import Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
-from search.evaluator import EvalRequest, Evaluation
+from search.evaluator import EvalRequest, Evaluation, TacticForm
 
 Table = dict[tuple[str, str], list[str]]
 
@@ -21,14 +23,18 @@ Table = dict[tuple[str, str], list[str]]
 class TableEnv(ProofEnv):
     """Goals are plain strings; `calls` records every (goal, tactic) sent, in order."""
 
-    def __init__(self, table: Table, root: str = "A") -> None:
+    def __init__(self, table: Table, root: str = "A", form: TacticForm | None = None) -> None:
         self.table = table
         self.root = root
+        self.form = form
         self.calls: list[tuple[str, str]] = []
         self.batches: list[int] = []  # size of each apply_many call
 
     def start(self, theorem: Theorem) -> Goal:
         return Goal(self.root, ("path", self.root))
+
+    def canonical_tactic(self, tactic: str) -> str | None:
+        return super().canonical_tactic(tactic) if self.form is None else self.form(tactic)
 
     def apply(self, goal: Goal, tactic: str) -> TacticResult:
         self.calls.append((goal.text, tactic))

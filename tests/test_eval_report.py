@@ -43,11 +43,14 @@ def test_summary_counts_and_percentiles() -> None:
     assert (bfs.method, bfs.proved, bfs.attempted, bfs.bad_statements) == ("bfs", 1, 2, 1)
     assert math.isclose(bfs.seconds_p50, 5.5)
     assert math.isclose(bfs.prover_calls_p50, 27.5)
-    assert (mcts.proved, mcts.attempted) == (2, 2)
+    assert math.isclose(bfs.prover_calls_per_proof, 55.0)  # the failed attempt's calls count too
+    assert (mcts.proved, mcts.attempted) == (2, 2) and math.isclose(mcts.prover_calls_per_proof, 10.0)
     assert math.isclose(mcts.proved_seconds_p50, 3.0)
     table = markdown_table([bfs, mcts])
     assert "| bfs | 1 | 2 | 50.0% | 1 |" in table
-    assert "| mcts | 2 | 2 | 100.0% | 0 |" in table
+    assert "| mcts | 2 | 2 | 100.0% | 0 |" in table and "| 10 / 10 | 10 | 3.00 |" in table
+    (none,) = summarise([_record("b", "m", Status.FAILED, 10.0, calls=40)])
+    assert none.proved == 0 and math.isnan(none.prover_calls_per_proof)
 
 
 def test_proved_fraction_curve_is_a_step_function_of_time() -> None:

@@ -1,9 +1,12 @@
 """The learner on a tiny model: a step changes the weights, publishing numbers versions
-atomically, and a new Learner on the same run directory resumes step, version and optimizer."""
+atomically, and a new Learner on the same run directory resumes step, version and optimizer; a
+step on a record replayed from the buffer raises that tactic's log-probability; an actor's
+proposals change after a publish and only then; DeepSpeed computes the plain loss."""
 
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +14,18 @@ from pathlib import Path
 import pytest
 import torch
 
+from fake_env import TableEnv
 from networks.checkpoint import save_checkpoint
+from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
+from networks.sampling import score_tactics
 from networks.tokenizer import ProofTokenizer
-from selfplay.episode import TrainingRecord
+from search.evaluator import EvalRequest
+from search.solve import SearchSettings
+from selfplay.actor import Actor
+from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig, latest_weights
+from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 
 RECORDS = [TrainingRecord("n : nat\n⊢ n + 0 = n", "lia.", 1), TrainingRecord("⊢ 1 = 2", None, 40),
            TrainingRecord("P : Prop\nHP : P\n⊢ P", "exact HP.", 1), TrainingRecord("x : R\n⊢ x + 1 > x", "lra.", 1)]
@@ -75,5 +85,49 @@ print("RESULT", json.dumps({{"changed": changed, "loss": first["loss"], "step": 
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert done.returncode == 0 and lines, done.stderr[-2000:]
     result = json.loads(lines[-1].removeprefix("RESULT "))
-    assert result == {"changed": True, "loss": pytest.approx(result["loss"]), "step": 1, "engine": "DeepSpeedEngine"}
+    # the first step's loss is the starting weights' loss on the batch: the plain engine's, to rounding
+    plain = Learner(tmp_path / "plain", tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization=""))
+    records = [TrainingRecord("n : nat\n⊢ n + 0 = n", "lia.", 1), TrainingRecord("⊢ 1 = 2", None, 40)] * 2
+    expected = plain.train_batch(records)["loss"]
+    assert result == {"changed": True, "loss": pytest.approx(expected, rel=1e-4), "step": 1,
+                      "engine": "DeepSpeedEngine"}
     assert torch.load(tmp_path / "run" / "learner" / "learner_state.pt", weights_only=False)["engine"] == "deepspeed"
+
+
+def _logprob(model: ProverModel, tokenizer: ProofTokenizer, record: TrainingRecord) -> float:
+    return score_tactics(model, tokenizer, [record.goal], [[record.tactic or ""]])[0][0]
+
+
+def test_one_step_on_a_replayed_record_raises_its_tactics_logprob(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    record = TrainingRecord("x : R\n⊢ x + 1 > x", "lra.", 1, "train")
+    with ReplayBuffer(tmp_path / "buffer", capacity=16) as buffer:
+        buffer.add(Episode("train/p", "train", False, Outcome.PROVED, "lra.", (record,)))
+    with ReplayBuffer(tmp_path / "buffer", capacity=16) as replayed:   # read back from disk
+        batch = MixedSampler(replayed, [], 1.0, random.Random(0)).sample(4)
+    assert batch == [record] * 4
+    learner = Learner(tmp_path / "run", tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization=""))
+    others = [r for r in RECORDS if r.tactic and r.goal != record.goal]
+    before, others_before = _logprob(learner.model, learner.tokenizer, record), \
+        [_logprob(learner.model, learner.tokenizer, r) for r in others]
+    learner.train_batch(batch)
+    after = _logprob(learner.model, learner.tokenizer, record)
+    assert after > before + 0.1, (before, after)
+    assert [_logprob(learner.model, learner.tokenizer, r) for r in others] != others_before  # the step was real
+
+
+def test_an_actors_proposals_change_after_a_publish_and_only_then(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    learner = Learner(tmp_path / "run", tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization=""))
+    actor = Actor("a0", {}, lambda: TableEnv({}), lambda path: NetworkEvaluator.from_checkpoint(path, engine="torch"),
+                  SearchSettings(), tmp_path / "run" / "weights")
+    record = RECORDS[3]
+    request = EvalRequest(record.goal, 0, 0, ("lra.", "lia.", "exact HP."))
+    assert actor.refresh_weights() == 0
+    before = actor.evaluator.evaluate([request])[0]
+    for _ in range(3):
+        learner.train_batch([record] * 4)
+    assert actor.refresh_weights() == 0 and actor.evaluator.evaluate([request])[0] == before  # nothing published
+    learner.publish()
+    assert actor.refresh_weights() == 1
+    after = actor.evaluator.evaluate([request])[0]
+    assert dict(after.tactics)["lra."] > dict(before.tactics)["lra."] + 0.1
+    assert after.tactics[0][0] == "lra."   # the tactic it learned now ranks first

@@ -24,7 +24,7 @@ from typing import Iterator, Sequence
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
 from lean_interface.coq.goals import ParsedGoal, parse_goals, parse_show
-from lean_interface.coq.guard import TacticRefused, normalise_tactic
+from lean_interface.coq.guard import TacticRefused, canonical_tactic, normalise_tactic
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqDied, CoqProcess
 from lean_interface.coq.sentences import SentenceError, is_focus_sentence, split_sentences
@@ -169,6 +169,9 @@ class CoqEnv(ProofEnv):
             return self._apply_on(worker, goal, sentence, started)
         finally:
             self._idle.put(worker)
+
+    def canonical_tactic(self, tactic: str) -> str | None:
+        return canonical_tactic(tactic)
 
     def apply_many(self, requests: Sequence[tuple[Goal, str]]) -> list[TacticResult]:
         if self._executor is None or len(requests) <= 1:

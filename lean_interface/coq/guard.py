@@ -73,6 +73,15 @@ def normalise_tactic(tactic: str) -> str:
     return text
 
 
+def canonical_tactic(tactic: str) -> str | None:
+    """The canonical form of a Coq tactic (`normalise_tactic`), or None where the guard refuses
+    it: what the search sends, the network scores and the data holds (`lean_interface.tactic_form`)."""
+    try:
+        return normalise_tactic(tactic)
+    except TacticRefused:
+        return None
+
+
 def check_script(script: str) -> str | None:
     """The first reason a whole proof script is refused (forbidden word, vernacular inside), or None."""
     try:

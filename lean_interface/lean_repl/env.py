@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
-from lean_interface.lean_repl.guard import LeanTacticRefused, audit_verdict, check_lean_tactic, declares, script_refusal
+from lean_interface.lean_repl.guard import (LeanTacticRefused, audit_verdict, canonical_lean_tactic, check_lean_tactic,
+                                            declares, script_refusal)
 from lean_interface.lean_repl.protocol import ReplDied, ReplProcess
 
 _METAVAR = re.compile(r"\?[\w.']+")
@@ -265,6 +266,9 @@ class LeanReplEnv(ProofEnv):
                 return None
             self._rotations[key] = reply["proofState"]
         return self._rotations[key]
+
+    def canonical_tactic(self, tactic: str) -> str | None:
+        return canonical_lean_tactic(tactic)
 
     def apply(self, goal: Goal, tactic: str) -> TacticResult:
         ref = goal.ref

@@ -81,6 +81,15 @@ def check_lean_tactic(tactic: str) -> str:
     return text
 
 
+def canonical_lean_tactic(tactic: str) -> str | None:
+    """The canonical form of a Lean tactic (`check_lean_tactic`: stripped), or None where the guard
+    refuses it (`lean_interface.tactic_form`)."""
+    try:
+        return check_lean_tactic(tactic)
+    except LeanTacticRefused:
+        return None
+
+
 def script_refusal(script: str) -> str | None:
     """Why a whole tactic script may not be checked, or None. Every check of the guard is position-free,
     so the whole text is checked at once (a `·` bullet is not refused)."""

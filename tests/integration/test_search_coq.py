@@ -10,6 +10,7 @@ import pytest
 
 from lean_interface.coq.axioms import CLASSICAL
 from search.config import Budget, MCTSConfig
+from search.evaluator import Evaluation
 from search.fixed_evaluator import COQ_VOCABULARY, FixedTacticEvaluator, TacticVocabulary
 from search.solve import Method, SearchSettings, solve
 from search.tree import Status
@@ -56,7 +57,7 @@ def test_mcts_proves_a_conjunction_by_splitting(env) -> None:  # type: ignore[no
     tree = outcome.tree
     assert tree is not None
     tree.check_invariants()
-    split_edges = [e for n in tree.nodes for e in n.edges if e.tactic == "split" and e.status is Status.PROVED]
+    split_edges = [e for n in tree.nodes for e in n.edges if e.tactic == "split." and e.status is Status.PROVED]
     assert split_edges and len(split_edges[0].children) == 2  # the AND node: both halves proved
 
 
@@ -83,3 +84,31 @@ def test_a_false_statement_is_not_proved(env) -> None:  # type: ignore[no-untype
     outcome = solve(theorem, env, FixedTacticEvaluator(), Method.MCTS, SearchSettings(),
                     Budget(max_simulations=60, max_seconds=30))
     assert not outcome.proved and outcome.script is None and outcome.incident == ""
+
+
+class _Spellings:
+    """Proposes one Coq tactic in two spellings (as the automation list and the network did)."""
+
+    def evaluate(self, requests):  # type: ignore[no-untyped-def]
+        return [Evaluation((("intros; lra.", -7.0), ("intros; lra", -21.1), ("intros;  lra", -30.0)), -1.0)
+                if r.round == 0 else Evaluation((), -1.0) for r in requests]
+
+
+def test_two_spellings_of_a_tactic_reach_coq_once(env) -> None:  # type: ignore[no-untyped-def]
+    theorem = coq.theorem_from_proposition("forall x : R, x + 1 > x", name="lra_once_demo",
+                                           header="Require Import Reals Lra. Open Scope R_scope.")
+    sent: list[str] = []
+    real_apply_many = env.apply_many
+
+    def counting(requests):  # type: ignore[no-untyped-def]
+        sent.extend(tactic for _, tactic in requests)
+        return real_apply_many(requests)
+
+    env.apply_many = counting
+    try:
+        outcome = solve(theorem, env, _Spellings(), Method.MCTS, SearchSettings(), BUDGET)
+    finally:
+        del env.apply_many
+    assert outcome.proved and outcome.verdict is not None and outcome.verdict.ok
+    assert sent == ["intros; lra."] and outcome.stats.prover_calls == 1
+    assert outcome.script is not None and "intros; lra." in outcome.script
