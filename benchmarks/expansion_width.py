@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from alphaprover.problems import dev_problem_of, load_benchmark  # noqa: E402
+from lean_interface.api import EnvError  # noqa: E402
 from lean_interface.coq import CoqEnv  # noqa: E402
 from search.action_set import ActionMode, action_evaluator  # noqa: E402
 from search.config import Budget, MCTSConfig  # noqa: E402
@@ -51,6 +52,8 @@ class WidthTotals:
         self.simulations.append(outcome.stats.simulations)
 
     def row(self, width: int, problems: int) -> str:
+        if not self.deepest:
+            return f"{width if width else 'all':>6} no problem searched"
         per_proof = f"{self.prover_calls / self.proved:.0f}" if self.proved else "-"
         return (f"{width if width else 'all':>6} {self.proved:>4}/{problems:<3} {self.prover_calls:>12} "
                 f"{per_proof:>14} {statistics.mean(self.deepest):>8.1f} {statistics.median(self.simulations):>10.0f}")
@@ -86,9 +89,16 @@ def main() -> None:
     totals = {width: WidthTotals() for width in widths}
     print(f"{len(problems)} problems of {args.benchmark} (every {args.every}), actions={mode.value}, "
           f"budget {args.prover_calls} prover calls / {args.seconds:g} s")
+    searched = 0
     with CoqEnv(timeout=5.0) as env:
         for problem in problems:
             assert problem.theorem is not None
+            try:
+                env.start(problem.theorem)
+            except EnvError as error:
+                print(f"{problem.name[:34]:34} skipped: {error}", flush=True)
+                continue
+            searched += 1
             cells = []
             for width in widths:
                 settings = SearchSettings(mcts=MCTSConfig(first_expansion_k=width))
@@ -100,7 +110,7 @@ def main() -> None:
             print(f"{problem.name[:34]:34} " + " | ".join(cells), flush=True)
     print(f"\n{'k':>6} {'proved':>8} {'prover calls':>12} {'calls / proof':>14} {'deepest':>8} {'median sims':>10}")
     for width in widths:
-        print(totals[width].row(width, len(problems)))
+        print(totals[width].row(width, searched))
 
 
 if __name__ == "__main__":

@@ -79,13 +79,16 @@ def test_mixed_candidates_are_scored_only_in_the_form_the_data_has(tiny, monkeyp
 
     monkeypatch.setattr(sampling, "candidate_rows", spy)
     fixed = FixedTacticEvaluator()
-    assert "lra" in fixed.tactics_for(GOAL)  # the automation list may spell it without the dot
-    mixed = MixedEvaluator(NetworkEvaluator(model, tokenizer, seed=3), fixed.tactics_for)
+
+    def candidates(goal: str) -> list[str]:   # the automation list, plus spellings without the dot
+        return [*fixed.tactics_for(goal), "lra", "intros;  nra"]
+
+    mixed = MixedEvaluator(NetworkEvaluator(model, tokenizer, seed=3), candidates)
     answer = mixed.evaluate([EvalRequest(GOAL, 8, 0)])[0]
     off_form = [t for t in scored if coq_tactic(t) != t]
     assert scored and not off_form, f"scored in a form the training data never has: {off_form}"
     names = [t for t, _ in answer.tactics]
-    assert "lra." in names and "lra" not in names and len(names) == len(set(names))
+    assert {"lra.", "intros; nra."} <= set(names) and "lra" not in names and len(names) == len(set(names))
     assert all(coq_tactic(t) == t for t in names)
     (reference,) = score_tactics(model, tokenizer, [GOAL], [["lra."]])[0]
     assert dict(answer.tactics)["lra."] == pytest.approx(reference, abs=1e-4)
