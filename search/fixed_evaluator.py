@@ -21,9 +21,9 @@ import enum
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
-from lean_interface.coq.guard import normalise_tactic
+from lean_interface.tactic_form import tactic_form
 from search.automation import FAMILIES, Family
 from search.evaluator import EvalRequest, Evaluation
 from search.goal_facts import goal_facts, hypotheses
@@ -47,8 +47,9 @@ class TacticVocabulary:
       data_types:      type names of plain data variables (no templates for them).
       families:        automation families whose tactics are generated from the goal's text
                        (`search.automation`; Coq only).
-      canonical:       the language's one tactic form (Coq: `normalise_tactic`, a final `.`);
-                       every proposed tactic is in it, so lists, samples and data never differ.
+      language:        the proof language ("coq" | "lean"): every proposed tactic is put in its
+                       one canonical form (`lean_interface.tactic_form`), so lists, samples and
+                       data never differ.
     """
 
     generic: tuple[str, ...]
@@ -61,7 +62,7 @@ class TacticVocabulary:
     case_types: tuple[str, ...]
     data_types: tuple[str, ...]
     families: tuple[Family, ...] = ()
-    canonical: Callable[[str], str] = str.strip
+    language: str = "coq"
 
 
 COQ_VOCABULARY = TacticVocabulary(
@@ -83,7 +84,7 @@ COQ_VOCABULARY = TacticVocabulary(
     data_types=("nat", "Z", "N", "positive", "R", "Q", "bool", "Prop", "Set", "Type", "list", "option",
                 "prod", "sum"),
     families=FAMILIES,
-    canonical=normalise_tactic,
+    language="coq",
 )
 
 LEAN_VOCABULARY = TacticVocabulary(
@@ -102,6 +103,7 @@ LEAN_VOCABULARY = TacticVocabulary(
     case_types=("Bool", "Option"),
     data_types=("ℕ", "Nat", "ℤ", "Int", "ℝ", "Real", "ℚ", "Rat", "ℂ", "Bool", "Prop", "Type", "List", "Option",
                 "Finset", "Set"),
+    language="lean",
 )
 
 #: cap on `rewrite h in g` tactics per goal (they grow quadratically with the hypotheses)
@@ -172,7 +174,8 @@ class FixedTacticEvaluator:
         facts = goal_facts(goal_text) if vocabulary.families else None
         generated = [t for family in vocabulary.families for t in family.tactics(facts)] if facts else []
         names = [*vocabulary.generic, *self.extra_tactics, *generated, *instantiated_tactics(goal_text, vocabulary)]
-        return list(dict.fromkeys(vocabulary.canonical(name) for name in names))
+        canonical = tactic_form(vocabulary.language)
+        return list(dict.fromkeys(form for form in map(canonical, names) if form is not None))
 
     def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
         self.calls += 1

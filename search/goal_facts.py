@@ -36,9 +36,6 @@ class GoalFacts:
 
     Fields:
       reals:          names of variables of type R, in order of appearance.
-      integers:       names of variables of type Z.
-      naturals:       names of variables of type nat.
-      target:         the text after `⊢` (the first goal's, for coupled goals).
       has_real:       R occurs (a real variable, or the header's R scope with real functions).
       even_powers:    (variable, exponent) for every `v ^ p` with p even and ≥ 4.
       disjunctions:   hypotheses whose type is a disjunction (names usable by `destruct`).
@@ -47,9 +44,6 @@ class GoalFacts:
     """
 
     reals: tuple[str, ...]
-    integers: tuple[str, ...]
-    naturals: tuple[str, ...]
-    target: str
     has_real: bool
     even_powers: tuple[tuple[str, int], ...]
     disjunctions: tuple[str, ...]
@@ -123,18 +117,13 @@ def goal_facts(goal_text: str) -> GoalFacts:
     target = next((line[1:].strip() for line in lines if line.startswith("⊢")), goal_text.strip())
     context = hypotheses(goal_text)
     typed = [*context, *leading_binders(target)]
-    by_type: dict[str, list[str]] = {"R": [], "Z": [], "nat": []}
-    for name, type_text in typed:
-        if type_text in by_type and name not in by_type[type_text]:
-            by_type[type_text].append(name)
-    variables = {name for names in by_type.values() for name in names}
+    reals = tuple(dict.fromkeys(name for name, type_text in typed if type_text == "R"))
     powers = tuple(dict.fromkeys((name, int(exp)) for name, exp in _POWER.findall(goal_text)
-                                 if name in variables and int(exp) >= 4 and int(exp) % 2 == 0))
+                                 if name in reals and int(exp) >= 4 and int(exp) % 2 == 0))
     disjunctions = tuple(name for name, type_text in context if "\\/" in type_text and "->" not in type_text)
     return GoalFacts(
-        reals=tuple(by_type["R"]), integers=tuple(by_type["Z"]), naturals=tuple(by_type["nat"]),
-        target=target,
-        has_real=bool(by_type["R"]) or bool(re.search(r"\bR\b|\bIZR\b|\bINR\b|\bRabs\b", goal_text))
+        reals=reals,
+        has_real=bool(reals) or bool(re.search(r"\bR\b|\bIZR\b|\bINR\b|\bRabs\b", goal_text))
         or bool(_TRANSCENDENTAL.search(goal_text)),
         even_powers=powers,
         disjunctions=disjunctions,

@@ -21,8 +21,8 @@ import select
 import shutil
 import signal
 import subprocess
-import time
 import tempfile
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
