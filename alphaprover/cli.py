@@ -170,7 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from alphaprover.extract import DEFAULT_ROOTS, extract
+    from alphaprover.extract import extract
+    from lean_interface.problems.libraries import DEFAULT_ROOTS
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from alphaprover.config import UsageError
-from alphaprover.problems import BUNDLED, dev_problem_names
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
 from selfplay import sources as S
 from selfplay.actor import SourceProblem
 
@@ -361,10 +361,7 @@ def test_stdlib_load_checks_caches_and_reads_the_cache(tmp_path: Path) -> None:
     assert len(S.load_source(f"stdlib:{root}:1", None, env=StandInEnv())) == 1
 
 
-def test_variants_load_resumes_from_its_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ttrl.variants as variants_module
-    from ttrl.variants import Variant
-
+def test_variants_load_resumes_from_its_partial_file(tmp_path: Path) -> None:
     names = train_names(2)
     directory = tmp_path / "two"
     directory.mkdir()
@@ -372,25 +369,26 @@ def test_variants_load_resumes_from_its_partial_file(tmp_path: Path, monkeypatch
         shutil.copy(VALID / f"{name}.v", directory / f"{name}.v")
     asked: list[str] = []
 
-    def fake_generate(target: Theorem, max_variants: int = 64, env=None, **_: object) -> list[Variant]:
+    def fake_generate(target: Theorem, max_variants: int, env: ProofEnv) -> list[Theorem]:
         asked.append(target.name)
         if len(asked) == 2 and crash:
             raise KeyboardInterrupt  # the load dies after its first target
         made = [(f"{target.name}_v{i}", f"Theorem {target.name}_v{i} : {i} = {i}.") for i in range(1, max_variants + 1)]
-        return [Variant(Theorem(name, "Require Import Arith.", statement), "specialise", "", 0.5)
-                for name, statement in made]
+        return [Theorem(name, "Require Import Arith.", statement) for name, statement in made]
 
-    monkeypatch.setattr(variants_module, "generate_variants", fake_generate)
+    spec = f"variants:{directory}:3"
+    with pytest.raises(ValueError, match="no variant maker"):
+        S.load_source(spec, tmp_path / "cache", env=NoEnv())
     crash = True
     with pytest.raises(KeyboardInterrupt):
-        S.load_source(f"variants:{directory}:3", tmp_path / "cache", env=StandInEnv())
+        S.load_source(spec, tmp_path / "cache", env=StandInEnv(), make_variants=fake_generate)
     assert len(list((tmp_path / "cache").glob("*.partial"))) == 1
     crash = False
     asked.clear()
-    problems = S.load_source(f"variants:{directory}:3", tmp_path / "cache", env=StandInEnv())
+    problems = S.load_source(spec, tmp_path / "cache", env=StandInEnv(), make_variants=fake_generate)
     assert asked == [names[1]]  # the first target came from the partial file
     # the same header and statement text from both targets: deduplicated to the first target's three
     assert [p.id for p in problems] == [f"variants/{names[0]}_v{i}" for i in (1, 2, 3)]
     assert all(p.source == "variants" for p in problems)
     assert not list((tmp_path / "cache").glob("*.partial"))
-    assert S.load_source(f"variants:{directory}:3", tmp_path / "cache", env=NoEnv()) == problems
+    assert S.load_source(spec, tmp_path / "cache", env=NoEnv(), make_variants=fake_generate) == problems
