@@ -20,6 +20,11 @@
                                 handle that. The maker is passed in by the caller (`alphaprover
                                 train` passes `ttrl.variants.variant_theorems`): self-play sits
                                 below ttrl and imports nothing from it.
+  factory:<jsonl>[:<limit>]     the TRAIN items of a problem-factory file (`alphaprover factory`,
+                                `lean_interface.problems.factory.build.read_items`): held-out items
+                                never load. At most `limit` (default: all), a spread-out subset in
+                                file order (`spread_order`). Ids `factory/<name>`. Not cached (the
+                                file is already elaborated and deduplicated by Coq).
 
 The dev subset (`lean_interface.problems.benchmarks.dev_problem_of`: by name or by statement) never
 gets in: a source that contains a dev problem is refused (ValueError), and variants are never made
@@ -49,6 +54,8 @@ from typing import Iterable, Protocol, Sequence
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
 from lean_interface.problems.benchmarks import Problem, dev_problem_of, load_benchmark
+from lean_interface.problems.factory.build import read_items
+from lean_interface.problems.factory.family import TRAIN
 from selfplay.actor import SourceProblem
 from selfplay.library_checks import (CHECK_NAME, MIN_ROUND, StdlibStats, require_alternatives, select_library_problems,
                                      spread_order, stdlib_source)
@@ -67,6 +74,7 @@ DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cac
 
 _STDLIB_PREFIX = "stdlib:"
 _VARIANTS_PREFIX = "variants:"
+_FACTORY_PREFIX = "factory:"
 
 
 # ---- specs -----------------------------------------------------------------------------------
@@ -79,7 +87,8 @@ class SourceSpec:
       kind:   `benchmark`, `stdlib` or `variants`.
       target: the benchmark spec (benchmark, variants) or the library root directory / file (stdlib).
       source: the source name in ids (`minif2f-rocq-train`, `stdlib`, `flocq`, `variants`).
-      count:  stdlib: the limit; variants: variants per problem; benchmark: 0.
+      count:  stdlib: the limit; variants: variants per problem; factory: the limit (0: all);
+              benchmark: 0.
     """
 
     kind: str
@@ -99,7 +108,8 @@ def _split_count(rest: str, default: int, spec: str) -> tuple[str, int]:
 
 
 def parse_spec(spec: str) -> SourceSpec:
-    """`stdlib:<root>[:<limit>]`, `variants:<inner>[:<per_problem>]`, else a benchmark spec.
+    """`stdlib:<root>[:<limit>]`, `variants:<inner>[:<per_problem>]`, `factory:<jsonl>[:<limit>]`,
+    else a benchmark spec.
     Raises ValueError (one line) on a malformed spec (existence is checked when loading)."""
     spec = spec.strip()
     if not spec:
@@ -121,6 +131,11 @@ def parse_spec(spec: str) -> SourceSpec:
         if inner.startswith((_STDLIB_PREFIX, _VARIANTS_PREFIX)):
             raise ValueError(f"source spec {spec!r}: variants are made of a benchmark or a .v directory only")
         return SourceSpec("variants", inner, "variants", per_problem)
+    if spec.startswith(_FACTORY_PREFIX):
+        path, limit = _split_count(spec[len(_FACTORY_PREFIX):], 0, spec)
+        if not path.strip():
+            raise ValueError(f"source spec {spec!r}: expected factory:<factory .jsonl file>[:<limit>]")
+        return SourceSpec("factory", str(Path(path.strip()).expanduser()), "factory", limit)
     return SourceSpec("benchmark", spec, Path(spec).name or spec)
 
 
@@ -143,7 +158,8 @@ def _benchmark_problems(spec: str, purpose: str = "") -> list[Problem]:
     except ValueError as error:
         if Path(spec).exists():
             raise
-        raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>]") from None
+        raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>], "
+                         "factory:<jsonl>[:<limit>]") from None
     dev = [p.name for p in loaded if dev_problem_of(p.name, p.theorem)]
     if dev:
         raise ValueError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
@@ -168,6 +184,23 @@ def benchmark_source(spec: SourceSpec) -> list[SourceProblem]:
     loaded = _benchmark_problems(spec.target)
     return _dedup((SourceProblem(f"{spec.source}/{p.name}", spec.source, p.theorem), statement_key(p.theorem))
                   for p in loaded if p.theorem is not None)
+
+
+# ---- the problem factory ---------------------------------------------------------------------
+
+def factory_source(spec: SourceSpec) -> list[SourceProblem]:
+    """The train items of a factory file (module docstring); ValueError on a missing or malformed
+    file, a file with no train item, or an item that states a dev-subset problem."""
+    items = read_items(Path(spec.target), split=TRAIN)
+    if not items:
+        raise ValueError(f"factory source {spec.target}: no train items")
+    dev = [item.name for item in items if dev_problem_of(item.name, item.theorem())]
+    if dev:
+        raise ValueError(f"factory source {spec.target} states dev-subset problems ({', '.join(dev[:3])}); "
+                         "the dev subset is for measuring only")
+    chosen = sorted(spread_order(len(items))[:spec.count]) if spec.count else range(len(items))
+    return _dedup((SourceProblem(f"factory/{items[i].name}", "factory", items[i].theorem()),
+                   statement_key(items[i].theorem())) for i in chosen)
 
 
 # ---- variants --------------------------------------------------------------------------------
@@ -239,6 +272,8 @@ def load_source(spec: str, cache_dir: Path | None, env: ProofEnv | None = None,
         return stdlib_source(parsed, cache_dir, env, spec.strip())
     if parsed.kind == "variants":
         return variants_source(parsed, cache_dir, env, spec.strip(), make_variants)
+    if parsed.kind == "factory":
+        return factory_source(parsed)
     return benchmark_source(parsed)
 
 
@@ -259,8 +294,8 @@ def load_all(specs: Sequence[str], cache_dir: Path | None = None,
 
 __all__ = ["ALIASES", "CACHE_FORMAT", "CHECK_NAME", "Candidate", "DEFAULT_CACHE_DIR", "DEFAULT_STDLIB_LIMIT",
            "DEFAULT_VARIANTS_PER_PROBLEM", "LEMMA_KEYWORDS", "LibraryLemma", "MIN_ROUND", "SourceSpec", "StdlibStats",
-           "VariantMaker", "benchmark_source", "cache_path", "default_cache_dir", "definitions", "is_require", "library_candidates",
-           "library_lemmas", "load_all", "load_source", "mentions", "parse_spec", "problem_from_dict",
-           "problem_to_dict", "read_cache", "require_alternatives", "select_library_problems", "spread_order",
-           "statement_key", "stdlib_source", "theorem_from_dict", "theorem_to_dict", "variants_source",
+           "VariantMaker", "benchmark_source", "cache_path", "default_cache_dir", "definitions", "factory_source",
+           "is_require", "library_candidates", "library_lemmas", "load_all", "load_source", "mentions", "parse_spec",
+           "problem_from_dict", "problem_to_dict", "read_cache", "require_alternatives", "select_library_problems",
+           "spread_order", "statement_key", "stdlib_source", "theorem_from_dict", "theorem_to_dict", "variants_source",
            "write_cache"]

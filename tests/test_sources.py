@@ -12,7 +12,7 @@ import pytest
 
 from alphaprover.config import UsageError
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
-from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names, load_benchmark
 from selfplay import sources as S
 from selfplay.actor import SourceProblem
 
@@ -392,3 +392,32 @@ def test_variants_load_resumes_from_its_partial_file(tmp_path: Path) -> None:
     assert all(p.source == "variants" for p in problems)
     assert not list((tmp_path / "cache").glob("*.partial"))
     assert S.load_source(spec, tmp_path / "cache", env=NoEnv(), make_variants=fake_generate) == problems
+
+
+# ---- the problem factory as a source ----------------------------------------------------------------
+
+def test_factory_source_loads_train_items_only_and_refuses_dev(tmp_path: Path) -> None:
+    from lean_interface.problems.factory.build import write_items
+    from lean_interface.problems.factory.family import HELDOUT, TRAIN, Item
+
+    assert S.parse_spec("factory:/x/f.jsonl") == S.SourceSpec("factory", "/x/f.jsonl", "factory", 0)
+    assert S.parse_spec("factory:/x/f.jsonl:5") == S.SourceSpec("factory", "/x/f.jsonl", "factory", 5)
+    with pytest.raises(ValueError, match="expected factory:"):
+        S.parse_spec("factory:")
+    header = "Require Import Arith."
+    items = [Item(f"fam_t_{i:05d}", "t", i, TRAIN, header, f"Theorem fam_t_{i:05d} : {i} = {i}.") for i in range(8)]
+    items.append(Item("fam_t_90000", "t", 90000, HELDOUT, header, "Theorem fam_t_90000 : 99 = 99."))
+    path = tmp_path / "f.jsonl"
+    write_items(items, path)
+    problems = S.load_source(f"factory:{path}", None)
+    assert [p.id for p in problems] == [f"factory/fam_t_{i:05d}" for i in range(8)]      # no held-out item
+    assert all(p.source == "factory" and p.theorem.header == header for p in problems)
+    spread = S.load_source(f"factory:{path}:4", None)
+    assert [p.id for p in spread] == [f"factory/fam_t_{i:05d}" for i in (0, 2, 4, 6)]
+    dev = next(p for p in load_benchmark("minif2f-rocq-dev") if p.theorem is not None)
+    write_items([*items, Item("fam_d_00000", "d", 0, TRAIN, dev.theorem.header,
+                              dev.theorem.statement.replace(dev.name, "fam_d_00000", 1))], path)
+    with pytest.raises(ValueError, match="dev-subset"):
+        S.load_source(f"factory:{path}", None)
+    with pytest.raises(ValueError, match="factory file not found"):
+        S.load_source(f"factory:{tmp_path / 'missing.jsonl'}", None)
