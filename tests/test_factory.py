@@ -182,6 +182,9 @@ def test_items_round_trip_and_the_reader_defaults_to_train(tmp_path: Path) -> No
 
 def test_config_validation_is_one_line() -> None:
     assert B.FactoryConfig.from_dict({"families": ["vieta"], "scale": 0.5}).families == ("vieta",)
+    assert B.FactoryConfig.from_dict({"families": "vieta"}).families == ("vieta",)
+    with pytest.raises(ValueError, match="held-out seed block"):
+        B.seeds_of(family_named("vieta"), B.FactoryConfig(scale=1000.0))
     for bad, message in (({"scale": 0}, "scale must be positive"), ({"chunk": 0}, "chunk must be"),
                          ({"heldout_seeds": -1}, "heldout_seeds"), ({"colour": 1}, "unknown factory option"),
                          ({"out": ""}, "out must name")):

@@ -28,6 +28,7 @@ from lean_interface.problems.factory.elaborate import DEFAULT_CHUNK, Elaborator
 from lean_interface.problems.factory.family import (HELDOUT, HELDOUT_FAMILIES, HELDOUT_SEED_START, ITEM_FIELDS, TRAIN,
                                                     Candidate, Family, Item, candidate)
 
+
 @dataclass(frozen=True)
 class FactoryConfig:
     """What to build (`alphaprover factory`, configs/factory.yaml).
@@ -35,7 +36,7 @@ class FactoryConfig:
     Fields:
       out:           the JSONL file (a summary is written next to it as `<stem>.summary.json`).
       scale:         multiplies every family's train seed count (`Family.seeds`); 1.0 is the
-                     default build (about 26 k drawn, over 20 k distinct).
+                     default build (28,600 drawn, 27,108 distinct).
       heldout_seeds: seeds per (not held-out) family from HELDOUT_SEED_START on: the held-out seed block.
       families:      family names to build (empty: all).
       chunk:         statements per coqtop alignment check (`elaborate.CoqElaborator`).
@@ -53,7 +54,8 @@ class FactoryConfig:
         unknown = sorted(set(values) - {f for f in cls.__dataclass_fields__})
         if unknown:
             raise ValueError(f"unknown factory option(s): {', '.join(unknown)}")
-        config = cls(**{**values, "families": tuple(values.get("families") or ())})
+        families = values.get("families") or ()
+        config = cls(**{**values, "families": (families,) if isinstance(families, str) else tuple(families)})
         if not config.out:
             raise ValueError("out must name a file")
         if not config.scale > 0:
@@ -82,8 +84,12 @@ class BuildReport:
 
 def seeds_of(family: Family, config: FactoryConfig) -> list[int]:
     """The seeds a build draws for `family`: train seeds 0 … round(seeds * scale) - 1, then the
-    held-out block (none for a held-out family, which is held out whole)."""
+    held-out block (none for a held-out family, which is held out whole). ValueError when the train
+    seeds would run into the held-out block."""
     train = range(max(1, round(family.seeds * config.scale)))
+    if len(train) > HELDOUT_SEED_START:
+        raise ValueError(f"scale {config.scale} gives {family.name} more train seeds than {HELDOUT_SEED_START}, "
+                         "where the held-out seed block starts")
     if family.name in HELDOUT_FAMILIES:
         return list(train)
     return [*train, *range(HELDOUT_SEED_START, HELDOUT_SEED_START + config.heldout_seeds)]
