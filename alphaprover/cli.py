@@ -1,4 +1,4 @@
-"""The `alphaprover` command line: solve | play | eval | extract | pretrain | train | ttrl | demo.
+"""The `alphaprover` command line: solve | play | eval | extract | factory | pretrain | train | ttrl | demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
 in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
@@ -82,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--workers", type=int, default=2)
     extract.add_argument("--limit", type=int, help="only the first N files")
 
+    factory = sub.add_parser("factory", help="generate, elaborate and deduplicate the problem factory into JSONL "
+                                             "(configs/factory.yaml)")
+    factory.add_argument("overrides", nargs="*")
+
     pretrain = sub.add_parser("pretrain", help="supervised training (configs/pretrain.yaml)")
     pretrain.add_argument("overrides", nargs="*")
 
@@ -149,6 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_eval_command(args, load_config("config", _overrides(args)))
         if args.command == "extract":
             return _extract(args)
+        if args.command == "factory":
+            from alphaprover.factory_cmd import run_factory
+
+            return run_factory(load_config("factory", list(args.overrides)))
         if args.command == "pretrain":
             return _pretrain(load_config("pretrain", list(args.overrides)))
         if args.command == "train":
@@ -170,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from alphaprover.extract import DEFAULT_ROOTS, extract
+    from alphaprover.extract import extract
+    from lean_interface.problems.libraries import DEFAULT_ROOTS
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")

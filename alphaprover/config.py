@@ -22,11 +22,13 @@ class UsageError(Exception):
 
 def register_defaults() -> None:
     """Put the dataclass defaults into Hydra's ConfigStore, so every constant is written once:
-    in its dataclass (search/config.py, networks/model.py, networks/train.py)."""
+    in its dataclass (search/config.py, networks/model.py, networks/train.py,
+    lean_interface/problems/factory/build.py)."""
     from dataclasses import asdict
 
     from hydra.core.config_store import ConfigStore
 
+    from lean_interface.problems.factory.build import FactoryConfig
     from networks.model import ProverModelConfig
     from networks.train import PretrainConfig
     from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
@@ -49,6 +51,9 @@ def register_defaults() -> None:
     pretrain = asdict(PretrainConfig(train_file="???", valid_file="???", out_dir="???"))
     pretrain["model"] = asdict(ProverModelConfig())
     store.store(name="pretrain_defaults", node=pretrain)
+    factory = asdict(FactoryConfig())
+    factory["families"] = list(factory["families"])
+    store.store(name="factory_defaults", node=factory)
 
 
 def load_config(config_name: str, overrides: Sequence[str]) -> DictConfig:

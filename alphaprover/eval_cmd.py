@@ -20,8 +20,8 @@ from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
 from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label, split_checkpoint
-from alphaprover.problems import Problem, load_benchmark
 from alphaprover.runtime import build_settings, resolve_checkpoint
+from lean_interface.problems.benchmarks import Problem, load_benchmark
 
 
 def _select(problems: list[Problem], names: str | None, limit: int | None, every: int | None) -> list[Problem]:

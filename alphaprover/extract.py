@@ -3,7 +3,8 @@
 Every `.v` file under the source roots is replayed through coqtop (`ProofReplayer`); each tactic
 of each completed proof becomes one JSONL record `{goal, tactic, steps, source, lemma}`. Files are
 split into train/valid by a hash of their path, so no file contributes to both. A file or lemma
-that fails to replay is counted and skipped, never fatal.
+that fails to replay is counted and skipped, never fatal. The default roots are
+`lean_interface.problems.libraries.DEFAULT_ROOTS`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,7 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-COQ_LIB = Path("/usr/lib/ocaml/coq")
-#: Default sources: the standard library (without Init, which needs -noinit) and the Debian Coq
-#: libraries written in plain Ltac over Reals/ZArith (Flocq, Coqprime, Bignums) plus Coquelicot
-#: (mostly ssreflect-style: pretraining filters those tactics, `networks.dataset.is_ssreflect_tactic`).
-#: Debian packages: libcoq-coquelicot libcoq-flocq libcoq-coqprime libcoq-bignums.
-DEFAULT_ROOTS = tuple(str(COQ_LIB / "theories") if name == "theories" else str(COQ_LIB / "user-contrib" / name)
-                      for name in ("theories", "Coquelicot", "Flocq", "Coqprime", "Bignums"))
-DEFAULT_EXCLUDE = ("theories/Init/",)
+from lean_interface.problems.libraries import DEFAULT_EXCLUDE
 
 
 @dataclass

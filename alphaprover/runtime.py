@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from alphaprover.config import UsageError
-from alphaprover.problems import REPO_ROOT, find_problem, lean_theorem
 from lean_interface import EnvError, ProofEnv, Theorem, make_env
+from lean_interface.problems.benchmarks import REPO_ROOT, find_problem, lean_theorem
 from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
 from search.evaluator import Evaluator
 from search.action_set import ActionMode, action_evaluator

@@ -94,7 +94,7 @@ def _prelude_tactics_used(header: str, script: str) -> list[str]:
 
 def run_demo(args: argparse.Namespace, cfg: DictConfig, problems: Sequence[str]) -> int:
     """Solve a few bundled miniF2F problems with the shipped checkpoint, MCTS, on Coq."""
-    from alphaprover.problems import find_problem
+    from lean_interface.problems.benchmarks import find_problem
 
     plain = to_plain(cfg)
     method, settings, budget = build_settings(plain)

@@ -39,9 +39,10 @@ def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
     that contains one is a usage error: the dev subset is for measuring only)."""
     from lean_interface.api import EnvError
     from selfplay.sources import default_cache_dir, load_all
+    from ttrl.variants import variant_theorems
 
     try:
-        problems = load_all(specs, default_cache_dir())
+        problems = load_all(specs, default_cache_dir(), make_variants=variant_theorems)
     except (ValueError, EnvError) as error:
         raise UsageError(str(error)) from None
     if not problems:

@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from alphaprover.problems import Problem, load_benchmark  # noqa: E402
 from lean_interface.api import EnvError  # noqa: E402
 from lean_interface.coq.env import CoqEnv  # noqa: E402
+from lean_interface.problems.benchmarks import Problem, load_benchmark  # noqa: E402
 from search.automation import FAMILIES  # noqa: E402
 from search.config import PortfolioConfig  # noqa: E402
 from search.goal_facts import goal_facts  # noqa: E402

@@ -18,10 +18,10 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from alphaprover.problems import load_benchmark  # noqa: E402
 from lean_interface.coq.axioms import ALLOWED_AXIOMS  # noqa: E402
 from lean_interface.coq.kernel_check import CheckFailed, compile_and_check  # noqa: E402
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude  # noqa: E402
+from lean_interface.problems.benchmarks import load_benchmark  # noqa: E402
 
 PROBE = "\n\nLemma alphaprover_probe : True.\nProof.\nexact I.\nQed.\n"
 

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from alphaprover.problems import load_benchmark  # noqa: E402
 from lean_interface.api import EnvError, ProofStep  # noqa: E402
 from lean_interface.coq import CoqEnv  # noqa: E402
+from lean_interface.problems.benchmarks import load_benchmark  # noqa: E402
 from selfplay.episode import Episode, Outcome  # noqa: E402
 from ttrl.lemmas import LemmaTable, record_lemma  # noqa: E402
 from ttrl.report import VARIANT_PREFIX  # noqa: E402

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
-from alphaprover.problems import Problem, load_benchmark  # noqa: E402
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude  # noqa: E402
+from lean_interface.problems.benchmarks import Problem, load_benchmark  # noqa: E402
 
 PROCEDURES = ("lia", "nia", "lra", "nra", "field", "ring", "psatz R", "auto", "firstorder", "tauto",
               "congruence", "reflexivity", "easy")

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alphaprover.problems import dev_problem_of, load_benchmark  # noqa: E402
 from lean_interface.api import EnvError  # noqa: E402
 from lean_interface.coq import CoqEnv  # noqa: E402
+from lean_interface.problems.benchmarks import dev_problem_of, load_benchmark  # noqa: E402
 from search.action_set import ActionMode, action_evaluator  # noqa: E402
 from search.config import Budget, MCTSConfig  # noqa: E402
 from search.evaluator import Evaluator  # noqa: E402

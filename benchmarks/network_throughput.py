@@ -45,7 +45,7 @@ def sample_goals(count: int) -> tuple[list[str], str]:
         goals = [json.loads(line)["goal"] for line in valid.open(encoding="utf-8")]
         step = max(1, len(goals) // count)
         return goals[::step][:count], "data/extracted/valid.jsonl"
-    from alphaprover.problems import load_benchmark
+    from lean_interface.problems.benchmarks import load_benchmark
 
     texts = [p.theorem.statement for p in load_benchmark("minif2f-rocq-valid") if p.theorem]
     goals = [f"⊢ {_HEAD.sub('', t).strip().removesuffix('.').strip()}" for t in texts]

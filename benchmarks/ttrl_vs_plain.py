@@ -35,7 +35,7 @@ from typing import Callable, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from alphaprover.problems import load_benchmark  # noqa: E402
+from lean_interface.problems.benchmarks import load_benchmark  # noqa: E402
 
 
 def _pinned(core: int | None) -> Callable[[], None] | None:

@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from alphaprover.extract import DEFAULT_EXCLUDE
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
 from lean_interface.coq.process import CoqDied
+from lean_interface.problems.libraries import DEFAULT_EXCLUDE
 from selfplay.actor import SourceProblem
 from selfplay.library_lemmas import ALIASES, Candidate, is_require, library_candidates
 from selfplay.negation import negate

@@ -22,7 +22,7 @@ elaborate or, worse, means something else (a same-named global, the standard mea
 the file redefined); this filter removed every Arith candidate that would not elaborate.
 
 `library_candidates` collects them over a library root (a directory or one `.v` file; `ALIASES`
-names the roots of `alphaprover.extract`), in file order, with ids
+names the roots of `lean_interface.problems.libraries`), in file order, with ids
 `<source>/<file path below the library root, without .v>/<lemma>`.
 """
 
@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from alphaprover.extract import COQ_LIB, DEFAULT_ROOTS
 from lean_interface.coq.sentences import SentenceError, split_sentences, strip_comments
+from lean_interface.problems.libraries import COQ_LIB, DEFAULT_ROOTS
 from selfplay.negation import parse_declaration
 
-#: short names for the library roots of `alphaprover.extract`
+#: short names for the library roots of `lean_interface.problems.libraries`
 ALIASES: dict[str, str] = dict(zip(("stdlib", "coquelicot", "flocq", "coqprime", "bignums"), DEFAULT_ROOTS))
 #: the declarations a library lemma may be (the brief's list; `Example`s are left out)
 LEMMA_KEYWORDS = ("Theorem", "Lemma", "Fact", "Remark", "Corollary", "Proposition")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from alphaprover.problems import dev_problem_of
+from lean_interface.problems.benchmarks import dev_problem_of
 from search.config import reject_unknown_keys
 from selfplay.actor import Actor, SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord

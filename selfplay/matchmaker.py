@@ -18,7 +18,7 @@ proved it is only attempted as a proof. The budget grows with failure: base × `
 `max_budget_factor` × base, for seconds and simulations alike.
 
 The dev subset (docs/ARCHITECTURE.md §Data) is for measuring only: the constructor refuses any
-problem `alphaprover.problems.is_dev_problem` names, so no dev problem can reach self-play.
+problem `lean_interface.problems.benchmarks.is_dev_problem` names, so no dev problem can reach self-play.
 
 When every weight is 0 (every problem disproved), `next_attempt` raises `NoProblemsLeft`.
 State is JSON-able (`state_dict` / `load_state_dict`, including the random generator), and can be
@@ -34,7 +34,7 @@ from collections import Counter, deque
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Iterable, Sequence
 
-from alphaprover.problems import is_dev_problem
+from lean_interface.problems.benchmarks import is_dev_problem
 from search.config import config_from_dict
 from selfplay.episode import Episode
 

@@ -3,25 +3,32 @@
 `load_source(spec, cache_dir)` turns one source spec into `SourceProblem`s:
 
   <benchmark>                   a bundled benchmark name (`minif2f-rocq-train`), a `.v` directory or
-                                file, as `alphaprover.problems.load_benchmark` reads it. Ids
+                                file, as `lean_interface.problems.benchmarks.load_benchmark` reads it. Ids
                                 `<source>/<name>` (source = the name or the directory's last part);
                                 problems that do not parse are skipped. Not cached (it is instant).
   stdlib:<root>[:<limit>]       lemmas of Coq's libraries, restated on their own
                                 (`selfplay.library_lemmas`, `selfplay.library_checks`). `root` is
                                 a directory (or one `.v` file) or an alias: `stdlib` (theories/, Init
                                 excluded), `coquelicot`, `flocq`, `coqprime`, `bignums` (the roots of
-                                `alphaprover.extract`). At most `limit` problems (default
+                                `lean_interface.problems.libraries`). At most `limit` problems (default
                                 DEFAULT_STDLIB_LIMIT). Ids `<source>/<file path below the library
                                 root, without .v>/<lemma>` (source = the alias, else `stdlib`).
-  variants:<inner>[:<n>]        `ttrl.variants.generate_variants(theorem, max_variants=n)` (default
+  variants:<inner>[:<n>]        `make_variants(theorem, n, env)` (default n:
                                 DEFAULT_VARIANTS_PER_PROBLEM) for every problem of a benchmark spec
                                 `inner`, one shared CoqEnv. Ids `variants/<target>_v<N>`, source
                                 `variants`. Variants may be false: self-play's disproof attempts
-                                handle that.
+                                handle that. The maker is passed in by the caller (`alphaprover
+                                train` passes `ttrl.variants.variant_theorems`): self-play sits
+                                below ttrl and imports nothing from it.
+  factory:<jsonl>[:<limit>]     the TRAIN items of a problem-factory file (`alphaprover factory`,
+                                `lean_interface.problems.factory.build.read_items`): held-out items
+                                never load. At most `limit` (default: all), a spread-out subset in
+                                file order (`spread_order`). Ids `factory/<name>`. Not cached (the
+                                file is already elaborated and deduplicated by Coq).
 
-The dev subset (`alphaprover.problems.dev_problem_of`: by name or by statement) never gets in: a source that
-contains a dev problem is refused (ValueError), and variants are never made of a dev problem (the
-inner source is refused the same way). Within one load, problems are deduplicated by statement:
+The dev subset (`lean_interface.problems.benchmarks.dev_problem_of`: by name or by statement) never
+gets in: a source that contains a dev problem is refused (ValueError), and variants are never made
+of a dev problem (the inner source is refused the same way). Within one load, problems are deduplicated by statement:
 the statement without its name, with its header, for benchmark and variant sources; Coq's printed
 root goal for library lemmas. A bad spec is a one-line ValueError.
 
@@ -42,11 +49,13 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
-from alphaprover.problems import Problem, dev_problem_of, load_benchmark
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
+from lean_interface.problems.benchmarks import Problem, dev_problem_of, load_benchmark
+from lean_interface.problems.factory.build import read_items
+from lean_interface.problems.factory.family import TRAIN
 from selfplay.actor import SourceProblem
 from selfplay.library_checks import (CHECK_NAME, MIN_ROUND, StdlibStats, require_alternatives, select_library_problems,
                                      spread_order, stdlib_source)
@@ -65,6 +74,7 @@ DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cac
 
 _STDLIB_PREFIX = "stdlib:"
 _VARIANTS_PREFIX = "variants:"
+_FACTORY_PREFIX = "factory:"
 
 
 # ---- specs -----------------------------------------------------------------------------------
@@ -77,7 +87,8 @@ class SourceSpec:
       kind:   `benchmark`, `stdlib` or `variants`.
       target: the benchmark spec (benchmark, variants) or the library root directory / file (stdlib).
       source: the source name in ids (`minif2f-rocq-train`, `stdlib`, `flocq`, `variants`).
-      count:  stdlib: the limit; variants: variants per problem; benchmark: 0.
+      count:  stdlib: the limit; variants: variants per problem; factory: the limit (0: all);
+              benchmark: 0.
     """
 
     kind: str
@@ -97,7 +108,8 @@ def _split_count(rest: str, default: int, spec: str) -> tuple[str, int]:
 
 
 def parse_spec(spec: str) -> SourceSpec:
-    """`stdlib:<root>[:<limit>]`, `variants:<inner>[:<per_problem>]`, else a benchmark spec.
+    """`stdlib:<root>[:<limit>]`, `variants:<inner>[:<per_problem>]`, `factory:<jsonl>[:<limit>]`,
+    else a benchmark spec.
     Raises ValueError (one line) on a malformed spec (existence is checked when loading)."""
     spec = spec.strip()
     if not spec:
@@ -119,6 +131,11 @@ def parse_spec(spec: str) -> SourceSpec:
         if inner.startswith((_STDLIB_PREFIX, _VARIANTS_PREFIX)):
             raise ValueError(f"source spec {spec!r}: variants are made of a benchmark or a .v directory only")
         return SourceSpec("variants", inner, "variants", per_problem)
+    if spec.startswith(_FACTORY_PREFIX):
+        path, limit = _split_count(spec[len(_FACTORY_PREFIX):], 0, spec)
+        if not path.strip():
+            raise ValueError(f"source spec {spec!r}: expected factory:<factory .jsonl file>[:<limit>]")
+        return SourceSpec("factory", str(Path(path.strip()).expanduser()), "factory", limit)
     return SourceSpec("benchmark", spec, Path(spec).name or spec)
 
 
@@ -141,7 +158,8 @@ def _benchmark_problems(spec: str, purpose: str = "") -> list[Problem]:
     except ValueError as error:
         if Path(spec).exists():
             raise
-        raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>]") from None
+        raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>], "
+                         "factory:<jsonl>[:<limit>]") from None
     dev = [p.name for p in loaded if dev_problem_of(p.name, p.theorem)]
     if dev:
         raise ValueError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
@@ -168,14 +186,37 @@ def benchmark_source(spec: SourceSpec) -> list[SourceProblem]:
                   for p in loaded if p.theorem is not None)
 
 
+# ---- the problem factory ---------------------------------------------------------------------
+
+def factory_source(spec: SourceSpec) -> list[SourceProblem]:
+    """The train items of a factory file (module docstring); ValueError on a missing or malformed
+    file, a file with no train item, or an item that states a dev-subset problem."""
+    items = read_items(Path(spec.target), split=TRAIN)
+    if not items:
+        raise ValueError(f"factory source {spec.target}: no train items")
+    dev = [item.name for item in items if dev_problem_of(item.name, item.theorem())]
+    if dev:
+        raise ValueError(f"factory source {spec.target} states dev-subset problems ({', '.join(dev[:3])}); "
+                         "the dev subset is for measuring only")
+    chosen = sorted(spread_order(len(items))[:spec.count]) if spec.count else range(len(items))
+    return _dedup((SourceProblem(f"factory/{items[i].name}", "factory", items[i].theorem()),
+                   statement_key(items[i].theorem())) for i in chosen)
+
+
 # ---- variants --------------------------------------------------------------------------------
 
-def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | None = None,
-                    raw_spec: str = "") -> list[SourceProblem]:
-    """The problems of a parsed `variants:` spec (module docstring), from the cache when it holds
-    this load; an interrupted load resumes from its `PartialFile`."""
-    from ttrl.variants import generate_variants
+class VariantMaker(Protocol):
+    """Makes at most `max_variants` variant theorems of `target`, elaborating them in `env` (a
+    CoqEnv); raises EnvError when the target itself does not elaborate."""
 
+    def __call__(self, target: Theorem, max_variants: int, env: ProofEnv) -> Sequence[Theorem]: ...
+
+
+def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | None = None,
+                    raw_spec: str = "", make_variants: VariantMaker | None = None) -> list[SourceProblem]:
+    """The problems of a parsed `variants:` spec (module docstring), from the cache when it holds
+    this load; an interrupted load resumes from its `PartialFile`. A load the cache does not hold
+    needs `make_variants` (else ValueError, one line)."""
     loaded = _benchmark_problems(spec.target, "; variants are never made of a dev problem")
     targets = [p for p in loaded if p.theorem is not None]
     if any(p.theorem.language != "coq" for p in targets):
@@ -189,6 +230,8 @@ def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | No
     path, cached = lookup(cache_dir, raw_spec, key)
     if cached is not None:
         return cached
+    if make_variants is None:
+        raise ValueError(f"source {raw_spec}: not cached, and no variant maker was given to make it")
     partial = PartialFile(path, key) if path is not None else None
     started = time.monotonic()
     made: list[tuple[SourceProblem, str]] = []
@@ -200,11 +243,11 @@ def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | No
                 ours = partial.done[problem.name]
             else:
                 try:
-                    variants = generate_variants(theorem, max_variants=spec.count, env=coq)
+                    variants = make_variants(theorem, spec.count, coq)
                 except EnvError as error:
                     log.info("no variants of %s: %s", problem.name, str(error)[:200])
                     variants = []
-                ours = [SourceProblem(f"variants/{v.theorem.name}", "variants", v.theorem) for v in variants]
+                ours = [SourceProblem(f"variants/{v.name}", "variants", v) for v in variants]
                 if partial is not None:
                     partial.add(problem.name, ours)
             made.extend((p, statement_key(p.theorem)) for p in ours)
@@ -218,15 +261,19 @@ def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | No
 
 # ---- entry points ----------------------------------------------------------------------------
 
-def load_source(spec: str, cache_dir: Path | None, env: ProofEnv | None = None) -> list[SourceProblem]:
+def load_source(spec: str, cache_dir: Path | None, env: ProofEnv | None = None,
+                make_variants: VariantMaker | None = None) -> list[SourceProblem]:
     """The problems of one source spec (module docstring). `cache_dir` None = no cache. `env` is a
-    CoqEnv to reuse for the Coq checks (one is opened and closed otherwise). Raises ValueError (one
-    line) on a bad spec, a missing path, a dev-subset problem; EnvError when Coq cannot run."""
+    CoqEnv to reuse for the Coq checks (one is opened and closed otherwise); `make_variants` makes
+    the problems of a `variants:` spec. Raises ValueError (one line) on a bad spec, a missing path,
+    a dev-subset problem, a variants spec without a maker; EnvError when Coq cannot run."""
     parsed = parse_spec(spec)
     if parsed.kind == "stdlib":
         return stdlib_source(parsed, cache_dir, env, spec.strip())
     if parsed.kind == "variants":
-        return variants_source(parsed, cache_dir, env, spec.strip())
+        return variants_source(parsed, cache_dir, env, spec.strip(), make_variants)
+    if parsed.kind == "factory":
+        return factory_source(parsed)
     return benchmark_source(parsed)
 
 
@@ -234,17 +281,21 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("ALPHAPROVER_SOURCES_CACHE") or DEFAULT_CACHE_DIR)
 
 
-def load_all(specs: Sequence[str], cache_dir: Path | None = None) -> list[SourceProblem]:
-    """Every spec's problems, in order, deduplicated across specs (by id and by statement key)."""
+def load_all(specs: Sequence[str], cache_dir: Path | None = None,
+             make_variants: VariantMaker | None = None) -> list[SourceProblem]:
+    """Every spec's problems, in order, deduplicated across specs (by id and by statement key);
+    `make_variants` as for `load_source`."""
     problems: list[tuple[SourceProblem, str]] = []
     for spec in specs:
-        problems.extend((p, statement_key(p.theorem)) for p in load_source(spec, cache_dir))
+        problems.extend((p, statement_key(p.theorem)) for p in load_source(spec, cache_dir,
+                                                                           make_variants=make_variants))
     return _dedup(problems)
 
 
 __all__ = ["ALIASES", "CACHE_FORMAT", "CHECK_NAME", "Candidate", "DEFAULT_CACHE_DIR", "DEFAULT_STDLIB_LIMIT",
            "DEFAULT_VARIANTS_PER_PROBLEM", "LEMMA_KEYWORDS", "LibraryLemma", "MIN_ROUND", "SourceSpec", "StdlibStats",
-           "benchmark_source", "cache_path", "default_cache_dir", "definitions", "is_require", "library_candidates",
-           "library_lemmas", "load_all", "load_source", "mentions", "parse_spec", "problem_from_dict",
-           "problem_to_dict", "read_cache", "require_alternatives", "select_library_problems", "spread_order",
-           "statement_key", "stdlib_source", "theorem_from_dict", "theorem_to_dict", "variants_source", "write_cache"]
+           "VariantMaker", "benchmark_source", "cache_path", "default_cache_dir", "definitions", "factory_source",
+           "is_require", "library_candidates", "library_lemmas", "load_all", "load_source", "mentions", "parse_spec",
+           "problem_from_dict", "problem_to_dict", "read_cache", "require_alternatives", "select_library_problems",
+           "spread_order", "statement_key", "stdlib_source", "theorem_from_dict", "theorem_to_dict", "variants_source",
+           "write_cache"]

@@ -7,8 +7,8 @@ from typing import Sequence
 import pytest
 
 from alphaprover.eval_runner import parse_method_label, split_checkpoint
-from alphaprover.problems import dev_problem_names, is_dev_problem, load_benchmark
 from lean_interface.api import Goal
+from lean_interface.problems.benchmarks import dev_problem_names, is_dev_problem, load_benchmark
 from search.action_set import ActionMode, MixedEvaluator, action_evaluator
 from search.best_first import run_best_first
 from search.config import BestFirstConfig, Budget

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alphaprover.problems import dev_problem_names, load_benchmark
+from lean_interface.problems.benchmarks import dev_problem_names, load_benchmark
 from selfplay.episode import Episode, Outcome
 from selfplay.matchmaker import Attempt, Matchmaker, MatchmakerConfig, NoProblemsLeft
 from selfplay.replay_buffer import ReplayBuffer

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from alphaprover.config import UsageError
-from alphaprover.problems import BUNDLED, dev_problem_names
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names, load_benchmark
 from selfplay import sources as S
 from selfplay.actor import SourceProblem
 
@@ -361,10 +361,7 @@ def test_stdlib_load_checks_caches_and_reads_the_cache(tmp_path: Path) -> None:
     assert len(S.load_source(f"stdlib:{root}:1", None, env=StandInEnv())) == 1
 
 
-def test_variants_load_resumes_from_its_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ttrl.variants as variants_module
-    from ttrl.variants import Variant
-
+def test_variants_load_resumes_from_its_partial_file(tmp_path: Path) -> None:
     names = train_names(2)
     directory = tmp_path / "two"
     directory.mkdir()
@@ -372,25 +369,55 @@ def test_variants_load_resumes_from_its_partial_file(tmp_path: Path, monkeypatch
         shutil.copy(VALID / f"{name}.v", directory / f"{name}.v")
     asked: list[str] = []
 
-    def fake_generate(target: Theorem, max_variants: int = 64, env=None, **_: object) -> list[Variant]:
+    def fake_generate(target: Theorem, max_variants: int, env: ProofEnv) -> list[Theorem]:
         asked.append(target.name)
         if len(asked) == 2 and crash:
             raise KeyboardInterrupt  # the load dies after its first target
         made = [(f"{target.name}_v{i}", f"Theorem {target.name}_v{i} : {i} = {i}.") for i in range(1, max_variants + 1)]
-        return [Variant(Theorem(name, "Require Import Arith.", statement), "specialise", "", 0.5)
-                for name, statement in made]
+        return [Theorem(name, "Require Import Arith.", statement) for name, statement in made]
 
-    monkeypatch.setattr(variants_module, "generate_variants", fake_generate)
+    spec = f"variants:{directory}:3"
+    with pytest.raises(ValueError, match="no variant maker"):
+        S.load_source(spec, tmp_path / "cache", env=NoEnv())
     crash = True
     with pytest.raises(KeyboardInterrupt):
-        S.load_source(f"variants:{directory}:3", tmp_path / "cache", env=StandInEnv())
+        S.load_source(spec, tmp_path / "cache", env=StandInEnv(), make_variants=fake_generate)
     assert len(list((tmp_path / "cache").glob("*.partial"))) == 1
     crash = False
     asked.clear()
-    problems = S.load_source(f"variants:{directory}:3", tmp_path / "cache", env=StandInEnv())
+    problems = S.load_source(spec, tmp_path / "cache", env=StandInEnv(), make_variants=fake_generate)
     assert asked == [names[1]]  # the first target came from the partial file
     # the same header and statement text from both targets: deduplicated to the first target's three
     assert [p.id for p in problems] == [f"variants/{names[0]}_v{i}" for i in (1, 2, 3)]
     assert all(p.source == "variants" for p in problems)
     assert not list((tmp_path / "cache").glob("*.partial"))
-    assert S.load_source(f"variants:{directory}:3", tmp_path / "cache", env=NoEnv()) == problems
+    assert S.load_source(spec, tmp_path / "cache", env=NoEnv(), make_variants=fake_generate) == problems
+
+
+# ---- the problem factory as a source ----------------------------------------------------------------
+
+def test_factory_source_loads_train_items_only_and_refuses_dev(tmp_path: Path) -> None:
+    from lean_interface.problems.factory.build import write_items
+    from lean_interface.problems.factory.family import HELDOUT, TRAIN, Item
+
+    assert S.parse_spec("factory:/x/f.jsonl") == S.SourceSpec("factory", "/x/f.jsonl", "factory", 0)
+    assert S.parse_spec("factory:/x/f.jsonl:5") == S.SourceSpec("factory", "/x/f.jsonl", "factory", 5)
+    with pytest.raises(ValueError, match="expected factory:"):
+        S.parse_spec("factory:")
+    header = "Require Import Arith."
+    items = [Item(f"fam_t_{i:05d}", "t", i, TRAIN, header, f"Theorem fam_t_{i:05d} : {i} = {i}.") for i in range(8)]
+    items.append(Item("fam_t_90000", "t", 90000, HELDOUT, header, "Theorem fam_t_90000 : 99 = 99."))
+    path = tmp_path / "f.jsonl"
+    write_items(items, path)
+    problems = S.load_source(f"factory:{path}", None)
+    assert [p.id for p in problems] == [f"factory/fam_t_{i:05d}" for i in range(8)]      # no held-out item
+    assert all(p.source == "factory" and p.theorem.header == header for p in problems)
+    spread = S.load_source(f"factory:{path}:4", None)
+    assert [p.id for p in spread] == [f"factory/fam_t_{i:05d}" for i in (0, 2, 4, 6)]
+    dev = next(p for p in load_benchmark("minif2f-rocq-dev") if p.theorem is not None)
+    write_items([*items, Item("fam_d_00000", "d", 0, TRAIN, dev.theorem.header,
+                              dev.theorem.statement.replace(dev.name, "fam_d_00000", 1))], path)
+    with pytest.raises(ValueError, match="dev-subset"):
+        S.load_source(f"factory:{path}", None)
+    with pytest.raises(ValueError, match="factory file not found"):
+        S.load_source(f"factory:{tmp_path / 'missing.jsonl'}", None)

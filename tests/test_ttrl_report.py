@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from alphaprover.config import UsageError
-from alphaprover.problems import BUNDLED, dev_problem_names
 from lean_interface.api import Theorem
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
 from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.replay_buffer import ReplayBuffer
 from ttrl import report as R

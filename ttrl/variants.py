@@ -266,6 +266,12 @@ def generate_variants(target: Theorem, max_variants: int = 64, env: ProofEnv | N
                       _target_keys(target, statement, coq), counts)
 
 
+def variant_theorems(target: Theorem, max_variants: int, env: ProofEnv) -> list[Theorem]:
+    """`generate_variants` as a `selfplay.sources.VariantMaker`: the theorems only, so self-play's
+    `variants:` source needs nothing from this package but this function, handed in by its caller."""
+    return [variant.theorem for variant in generate_variants(target, max_variants=max_variants, env=env)]
+
+
 # ---- subgoals of a search tree ----------------------------------------------------------------
 
 def from_subgoals(target: Theorem, goal_texts: Sequence[str], env: ProofEnv | None = None,
@@ -402,4 +408,4 @@ __all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "INTRO_TACTIC", "KIND_O
            "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "PROP_CHECK", "Counts", "Variant", "analyse", "bridged_variants",
            "change_inequality", "drop_hypothesis", "elaborates", "faithful_statement", "fix_variable", "from_subgoals",
            "generalise", "generate_variants", "llm_variants", "make_variant", "select", "specialise",
-           "split_conclusion", "split_hypotheses"]
+           "split_conclusion", "split_hypotheses", "variant_theorems"]

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from alphaprover.problems import Problem, load_benchmark
 from lean_interface.api import Theorem
 from lean_interface.coq.prelude import DEFAULT_PRELUDE
+from lean_interface.problems.benchmarks import Problem, load_benchmark
 from selfplay.negation import negate
 
 pytestmark = [

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from alphaprover.config import UsageError
-from alphaprover.problems import BUNDLED, dev_problem_names
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
 from selfplay.episode import Episode
 
 pytestmark = pytest.mark.integration
@@ -136,7 +136,7 @@ def test_the_dev_subset_cannot_be_a_source(tmp_path: Path) -> None:
         load_sources([str(directory)])
     with pytest.raises(UsageError, match="dev-subset"):
         load_sources(["minif2f-rocq-valid"])
-    from alphaprover.problems import find_problem
+    from lean_interface.problems.benchmarks import find_problem
 
     smuggled = SourceProblem(f"other/{dev_name}", "other", find_problem(dev_name).theorem)
     with pytest.raises(ValueError, match="dev-subset"):
@@ -146,7 +146,7 @@ def test_the_dev_subset_cannot_be_a_source(tmp_path: Path) -> None:
 def test_a_renamed_copy_of_a_dev_problem_is_refused(tmp_path: Path) -> None:
     """The dev guard reads statements, not only names: a dev problem saved under another name is
     refused by the source loader and by the driver."""
-    from alphaprover.problems import find_problem
+    from lean_interface.problems.benchmarks import find_problem
     from alphaprover.train_cmd import load_sources
     from selfplay.actor import SourceProblem
     from selfplay.loop import SelfPlay, SelfPlayConfig

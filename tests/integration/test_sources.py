@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from alphaprover.problems import BUNDLED, dev_problem_names, is_dev_problem
 from lean_interface.api import Goal, ProofEnv
 from lean_interface.coq import CoqEnv
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names, is_dev_problem
 from selfplay import sources as S
 from selfplay.negation import negate
+from ttrl.variants import variant_theorems
 
 pytestmark = pytest.mark.integration
 
@@ -85,7 +86,7 @@ def test_variants_of_two_train_problems(tmp_path: Path, env: CoqEnv) -> None:
         assert not is_dev_problem(name)
         shutil.copy(VALID / f"{name}.v", directory / f"{name}.v")
     spec = f"variants:{directory}:4"
-    problems = S.load_source(spec, tmp_path / "cache", env=env)
+    problems = S.load_source(spec, tmp_path / "cache", env=env, make_variants=variant_theorems)
     assert 2 <= len(problems) <= 8
     assert all(p.id == f"variants/{p.theorem.name}" and p.source == "variants" for p in problems)
     assert {p.theorem.name.rsplit("_v", 1)[0] for p in problems} <= set(TRAIN_PAIR)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from alphaprover.problems import BUNDLED, dev_problem_names, find_problem, is_dev_problem
 from lean_interface.coq import CoqEnv
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names, find_problem, is_dev_problem
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]

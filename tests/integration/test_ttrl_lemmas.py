@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from alphaprover.problems import is_dev_problem, load_benchmark
 from lean_interface.api import ProofStep, Theorem
 from lean_interface.coq import CoqEnv
+from lean_interface.problems.benchmarks import is_dev_problem, load_benchmark
 from ttrl import variants as V
 from ttrl.lemmas import LemmaTable, closing_tactic
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from lean_interface.api import EnvError, Theorem
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+#: the repository root (this file is lean_interface/problems/benchmarks.py)
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = REPO_ROOT / "data"
 
 #: Bundled benchmarks: name → (path, JSONL split filter or None).

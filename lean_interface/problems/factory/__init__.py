@@ -1,0 +1,35 @@
+"""The problem factory: tens of thousands of competition-style Coq statements from parameterised
+families, each true by construction, elaborated by Coq 8.16, deduplicated by Coq's printing and
+labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
+
+  family.py        what a family is; names; the held-out slice (whole families + a seed block)
+  render.py        Coq text: headers per domain (R, Z, nat), numerals, linear forms, polynomials
+  algebra.py       linear systems and equations, polynomial identities, quadratics, Vieta,
+                   functional equations at points
+  numbers.py       powers mod m and last digits, congruences, gcd/lcm, divisibility, floor division,
+                   word problems over nat
+  inequalities.py  squares and AM-GM, minima of quadratics, integer bounds, absolute value
+  sums.py          sums by induction (sum_f_R0), concrete sums and products over nat
+  elaborate.py     the Coq check: one coqtop, a key per statement (its printed closed form)
+  build.py         draw, refuse dev-subset statements, elaborate, deduplicate, write JSONL
+
+`FAMILIES` is the catalogue, in build order; `family_named` looks one up.
+"""
+
+from __future__ import annotations
+
+from lean_interface.problems.factory import algebra, inequalities, numbers, sums
+from lean_interface.problems.factory.family import Family
+
+FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES)
+
+
+def family_named(name: str) -> Family:
+    """The family called `name`; ValueError (one line, listing the names) otherwise."""
+    for family in FAMILIES:
+        if family.name == name:
+            return family
+    raise ValueError(f"no factory family {name!r} (families: {', '.join(f.name for f in FAMILIES)})")
+
+
+__all__ = ["FAMILIES", "Family", "family_named"]
