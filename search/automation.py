@@ -16,6 +16,11 @@ is the fixed list's own core and the portfolio's list, and is not generated here
              preprocessing does not try.
   integer    closed computations in binary (nat goals moved to N, then the kernel's `reflexivity`;
              `vm_compute` stays refused by the guard), `zify; nia`.
+  modular    integer division and remainder: `zify` (nat → Z, with the prelude's ZifyNat
+             instances for Nat.div/Nat.modulo), `Z.div_mod_to_equations` (each `a mod m`, `a / m`
+             becomes a quotient and a bounded remainder), then lia or nia.
+  rewrite    functions given by their values (`forall x, f x = …`): every such hypothesis is
+             rewritten everywhere, then lra/nra/field (reals) or lia/nia.
   cases      case splits: `split_Rabs`, disjunctive hypotheses, `Rle_dec` on pairs of variables.
 
 Each tactic carries its own time limit as an Ltac `timeout N (…)` wrapper (below the env's
@@ -43,6 +48,12 @@ MAX_HINT_VARIABLES = 4
 MAX_CASE_PAIRS = 3
 
 #: Qualified names, so the tactics work whatever the header imports (the prelude Requires NArith).
+#: zify and Z.div_mod_to_equations by full path: many headers import neither (Lia alone does not export them)
+_ZIFY = "Coq.micromega.Zify.zify"
+_DIV_MOD_TO_EQUATIONS = "Coq.omega.PreOmega.Z.div_mod_to_equations"
+#: rewrite with every `forall x, f x = …` (one or two binders) hypothesis until none applies
+_REWRITE_FUNCTIONS = ("repeat match goal with H : forall _, _ = _ |- _ => progress rewrite ?H in * "
+                      "| H : forall _ _, _ = _ |- _ => progress rewrite ?H in * end")
 _NAT_TO_N = ("apply Coq.NArith.Nnat.Nat2N.inj; rewrite ?Coq.NArith.Nnat.Nat2N.inj_mod, "
              "?Coq.NArith.Nnat.Nat2N.inj_div, ?Coq.NArith.Nnat.Nat2N.inj_add, ?Coq.NArith.Nnat.Nat2N.inj_mul, "
              "?Coq.NArith.Nnat.Nat2N.inj_sub, ?Coq.NArith.Nnat.Nat2N.inj_pow; reflexivity")
@@ -104,10 +115,23 @@ def _hints(facts: GoalFacts) -> list[str]:
 def _integer(facts: GoalFacts) -> list[str]:
     if facts.has_real:
         return []
-    tactics = ["intros; zify; nia"]
+    tactics = [f"intros; {_ZIFY}; nia"]
     if facts.closed:
         tactics = [_NAT_TO_N, *tactics]
     return tactics
+
+
+def _modular(facts: GoalFacts) -> list[str]:
+    if facts.has_real or not facts.div_mod:
+        return []
+    return [f"intros; {_ZIFY}; {_DIV_MOD_TO_EQUATIONS}; {finisher}" for finisher in ("lia", "nia")]
+
+
+def _rewrite(facts: GoalFacts) -> list[str]:
+    if not facts.function_equations:
+        return []
+    finishers = ("lra", "nra", "field") if facts.has_real else ("lia", "nia")
+    return [f"intros; {_REWRITE_FUNCTIONS}; {finisher}" for finisher in finishers]
 
 
 def _cases(facts: GoalFacts) -> list[str]:
@@ -125,6 +149,8 @@ def _cases(facts: GoalFacts) -> list[str]:
 #: the families in the order the search and the portfolio try them (cheapest reach first;
 #: docs/ARCHITECTURE.md §Automation families gives the measurements behind the order and limits)
 FAMILIES: tuple[Family, ...] = (
+    Family("rewrite", 3, _rewrite),
+    Family("modular", 5, _modular),
     Family("integer", 5, _integer),
     Family("cases", 3, _cases),
     Family("hints", 3, _hints),
@@ -145,6 +171,8 @@ def family_tactics(goal_text: str, families: tuple[Family, ...] = FAMILIES) -> l
 _FAMILY_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("hints", re.compile(r"\bpow2_ge_0\b")),
     ("psatz", re.compile(r"\bpsatz\b")),
+    ("modular", re.compile(r"\bdiv_mod_to_equations\b")),
+    ("rewrite", re.compile(r"\bprogress rewrite \?H in \*")),
     ("integer", re.compile(r"\bNat2N\b|\bzify\b")),
     ("cases", re.compile(r"\bsplit_Rabs\b|\bRle_dec\b|\bdestruct\b.*;\s*(lra|lia|nra|nia)")),
     ("decide", re.compile(r"\b(lia|nia|lra|nra|field|ring|ring_simplify|field_simplify|reflexivity|tauto|"

@@ -25,6 +25,11 @@ _NAME = re.compile(r"^[A-Za-z_][\w'.]*$")
 _GROUP = re.compile(rf"\(\s*((?:{_IDENT}\s+)*{_IDENT})\s*:\s*([^()]+?)\s*\)")
 _BARE = re.compile(rf"^((?:{_IDENT}\s+)*{_IDENT})\s*:\s*(.+)$")
 _POWER = re.compile(rf"\b({_IDENT})\s*\^\s*(\d+)\b")
+#: a universally quantified equation whose left side applies a name: `forall x, f x = …` (a
+#: function given by its values), as a hypothesis or a premise of the target
+_FUNCTION_EQUATION = re.compile(rf"(?:\(|^{_IDENT}\s*:\s*)forall\s[^,]+,\s*{_IDENT}(\s+[^=<>,]+)+=", re.MULTILINE)
+#: integer division or remainder (nat or Z): `mod`, `/` outside R, `Nat.modulo`, `Z.div`, …
+_DIV_MOD = re.compile(r"\bmod\b|\b(Nat|Z|N)\.(modulo|div|rem|quot)\b")
 #: identifiers a closed computation on numerals may contain (operators, large-numeral encodings)
 _NUMERAL_WORDS = re.compile(r"^(mod|div|Nat|Z|N|Init|of_num_uint|of_num_int|Number|UIntDecimal|IntDecimal|Decimal|"
                             r"D\d|Nil|Pos|Neg|modulo|add|mul|sub|pow|gcd|lcm|fact|eqb|leb|ltb)$")
@@ -41,6 +46,8 @@ class GoalFacts:
       disjunctions:   hypotheses whose type is a disjunction (names usable by `destruct`).
       uses_rabs:      Rabs occurs.
       closed:         no variable and no hypothesis: a computation on numerals.
+      function_equations: a hypothesis or premise `forall x, f x = …` gives a function by its values.
+      div_mod:        integer division or remainder occurs (`mod`, `Nat.div`, `Z.modulo`, …).
     """
 
     reals: tuple[str, ...]
@@ -49,6 +56,8 @@ class GoalFacts:
     disjunctions: tuple[str, ...]
     uses_rabs: bool
     closed: bool
+    function_equations: bool = False
+    div_mod: bool = False
 
 
 def hypotheses(goal_text: str) -> list[tuple[str, str]]:
@@ -129,4 +138,6 @@ def goal_facts(goal_text: str) -> GoalFacts:
         disjunctions=disjunctions,
         uses_rabs="Rabs" in goal_text,
         closed=not context and not typed and is_numeral_computation(target),
+        function_equations=bool(_FUNCTION_EQUATION.search(goal_text)),
+        div_mod=bool(_DIV_MOD.search(goal_text)) or (not re.search(r"\bR\b", goal_text) and " / " in goal_text),
     )

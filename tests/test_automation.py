@@ -52,8 +52,23 @@ def test_family_tactics_are_canonical_limited_and_labelled() -> None:
     families = {family for _, family in generated}
     assert {"hints", "psatz", "cases"} <= families and "integer" not in families
     integer = family_tactics("⊢ (2 ^ 8) mod 5 = 1")
-    assert {family for _, family in integer} == {"integer", "psatz"}
+    assert {family for _, family in integer} == {"modular", "integer", "psatz"}
     assert any("Nat2N.inj" in tactic for tactic, _ in integer)
+    assert any("Z.div_mod_to_equations; lia" in tactic for tactic, family in integer if family == "modular")
+
+
+def test_function_equations_and_remainders_get_their_families() -> None:
+    linear = "⊢ forall (a b : R) (f : R -> R), (forall x, f x = a * x + b) -> f 6 - f 2 = 12 -> f 12 - f 2 = 30"
+    assert goal_facts(linear).function_equations and not goal_facts(linear).div_mod
+    rewrite = [t for t, family in family_tactics(linear) if family == "rewrite"]
+    assert len(rewrite) == 3 and all("progress rewrite ?H in *" in t for t in rewrite)
+    assert "modular" not in {family for _, family in family_tactics(linear)}
+    remainder = "⊢ forall n : nat, n mod 7 = 3 -> (2 * n + 1) mod 7 = 0"
+    facts = goal_facts(remainder)
+    assert facts.div_mod and not facts.function_equations  # the statement's own forall is not a function's values
+    assert {family for _, family in family_tactics(remainder)} >= {"modular"}
+    conditional = "x : R\nh0 : forall x : R, x < 0 -> f x = 1\n⊢ f (-1) = 1"
+    assert not goal_facts(conditional).function_equations  # rewriting it would leave side goals
 
 
 def test_case_splits_follow_rabs_and_disjunctions() -> None:
@@ -67,6 +82,9 @@ def test_case_splits_follow_rabs_and_disjunctions() -> None:
     ("lia.", "decide"), ("intros; field_simplify; lra.", "decide"), ("intros n.", "tactic"),
     ("rewrite H.", "tactic"), ("timeout 3 (intros; psatz R 2).", "psatz"),
     ("intros; pose proof (pow2_ge_0 (x - y)); nra.", "hints"), ("destruct h; lra.", "cases"),
+    ("timeout 5 (intros; Coq.micromega.Zify.zify; Coq.omega.PreOmega.Z.div_mod_to_equations; lia).", "modular"),
+    ("timeout 3 (intros; repeat match goal with H : forall _, _ = _ |- _ => progress rewrite ?H in * end; lra).",
+     "rewrite"),
 ])
 def test_family_of_any_tactic(tactic: str, family: str) -> None:
     assert family_of(tactic) == family
@@ -76,4 +94,4 @@ def test_the_fixed_evaluator_offers_every_family_in_canonical_form() -> None:
     tactics = FixedTacticEvaluator().tactics_for(AIME)
     assert all(normalise_tactic(t) == t for t in tactics)
     offered = {family_of(t) for t in tactics}
-    assert {family.name for family in FAMILIES if family.name != "integer"} <= offered
+    assert {family.name for family in FAMILIES if family.name not in ("integer", "modular", "rewrite")} <= offered

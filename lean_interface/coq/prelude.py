@@ -18,6 +18,8 @@ The modules, each for the tactics it provides:
   Coq.NArith.NArith      (Required, not imported: no name or notation enters scope) the
                              Nat2N lemmas the `integer` automation family names by their full
                              path to move closed nat computations to binary N.
+  Coq.micromega.ZifyNat  (Required, not imported) zify's instances for Nat.div and Nat.modulo,
+                             which the `modular` family needs to move remainders to Z.
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
@@ -29,7 +31,7 @@ so what was searched is what is checked.
 from __future__ import annotations
 
 DEFAULT_PRELUDE = ("Require Import Coq.micromega.Lia Coq.micromega.Lra Coq.micromega.Psatz "
-                   "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.NArith.NArith.")
+                   "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.NArith.NArith Coq.micromega.ZifyNat.")
 
 
 #: the tactics each prelude module provides (the demo uses it to say which came from the prelude)

@@ -18,6 +18,8 @@ CASES = [
     ("psatz", "forall x y : R, x ^ 2 + y ^ 2 >= 2 * x * y", REALS),
     ("cases", "forall x y : R, Rabs (x - y) <= Rabs x + Rabs y", REALS),
     ("integer", "(19 ^ 19 + 99 ^ 99) mod 10 = 8", "Require Import Arith."),
+    ("modular", "forall n : nat, n mod 9 = 4 -> (5 * n + 2) mod 9 = 4", "Require Import Arith."),
+    ("rewrite", "forall (a : R) (f : R -> R), (forall x, f x = 3 * x + a) -> f 2 = 7 -> f 5 = 16", REALS),
 ]
 
 
