@@ -1,4 +1,5 @@
-"""`alphaprover train`: self-play RL from a checkpoint (selfplay/, docs/ARCHITECTURE.md §Self-play).
+"""`alphaprover train`: expert iteration (`loop: expert_iteration`, the default; alphaprover/iterate_cmd.py)
+or continuous self-play RL (`loop: selfplay`) from a checkpoint (selfplay/, docs/ARCHITECTURE.md §Self-play).
 
 Builds the problem sources (dev subset refused), the supervised mix, the actors (`actors=0`: one
 in-process actor, no Ray; else Ray actors, local on 127.0.0.1 or attached via `ray_address`),
@@ -29,7 +30,8 @@ log = logging.getLogger(__name__)
 
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
 CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "threads", "backend",
-             "budget", "mcts", "best_first", "portfolio", "method", "actor")
+             "budget", "mcts", "best_first", "portfolio", "method", "actor", "loop", "iteration", "heldout_actions")
+LOOPS = ("expert_iteration", "selfplay")
 
 
 def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
@@ -116,6 +118,19 @@ class ActorRecipe:
 
 
 def run_train(cfg: DictConfig) -> int:
+    """`loop: expert_iteration` (rounds, `alphaprover.iterate_cmd`) or `loop: selfplay` (the
+    continuous AlphaZero loop below)."""
+    loop = str(cfg.get("loop", "selfplay"))
+    if loop not in LOOPS:
+        raise UsageError(f"bad train config: loop must be one of {', '.join(LOOPS)}, not {loop!r}")
+    if loop == "expert_iteration":
+        from alphaprover.iterate_cmd import run_expert_iteration
+
+        return run_expert_iteration(cfg)
+    return run_selfplay(cfg)
+
+
+def run_selfplay(cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     settings_dict = {k: v for k, v in plain.items() if k not in CLI_KEYS}
     settings_dict["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
@@ -177,4 +192,4 @@ def run_train(cfg: DictConfig) -> int:
     return 0
 
 
-__all__ = ["ActorRecipe", "EvaluatorRecipe", "load_sources", "load_supervised", "run_train"]
+__all__ = ["ActorRecipe", "EvaluatorRecipe", "load_sources", "load_supervised", "run_selfplay", "run_train"]

@@ -133,3 +133,18 @@ if __name__ == "__main__":
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(json.dumps(evaluate_checkpoint(args.checkpoint, args.train, args.valid), indent=2))
+
+
+@torch.no_grad()
+def predicted_values(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str],
+                     batch_size: int = 64) -> list[float]:
+    """The value head's V (≈ −steps still needed) for each goal: higher means closer to proved.
+    Read against proved / unproved labels as an AUC (`selfplay.expert_iteration.auc`)."""
+    model.eval()
+    values: list[float] = []
+    for start in range(0, len(goals), batch_size):
+        input_ids, attention_mask = encode_goals(tokenizer, goals[start:start + batch_size],
+                                                 model.config.max_goal_tokens, next(model.parameters()).device)
+        states = model.encode(input_ids, attention_mask).last_hidden_state
+        values.extend(float(v) for v in model.values(model.value_logits(states, attention_mask)))
+    return values

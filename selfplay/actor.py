@@ -44,9 +44,16 @@ class SourceProblem:
 
 @dataclass(frozen=True)
 class ActorConfig:
-    """Hydra `train.actor`: which goals get value targets."""
+    """Hydra `train.actor`: which goals get value targets, and whether proofs are pruned.
+
+    With `prune_proofs` (expert iteration), a verified proof is pruned in the prover
+    (`selfplay.prune`: steps that can be left out go, the shortest closing tactic is kept) and
+    its steps become the episode's policy records; the search's unproved goals stay as
+    value-only records. Without it every proved goal of the search graph is a policy record
+    (`selfplay.targets.episode_records`)."""
 
     min_visits_for_value: int = 2
+    prune_proofs: bool = False
 
     @classmethod
     def from_dict(cls, data: dict) -> "ActorConfig":
@@ -104,6 +111,8 @@ class Actor:
             return self._error(attempt, problem.source, f"{type(error).__name__}: {error}", time.monotonic() - started)
         records = episode_records(outcome.tree, problem.source, self.config.min_visits_for_value) \
             if outcome.tree is not None else []
+        if outcome.proved and outcome.tree is not None and self.config.prune_proofs and not outcome.incident:
+            records = self._pruned_records(theorem, outcome.tree, problem.source, records)
         leads = open_leads(outcome.tree, min_visits=self.config.min_visits_for_value) \
             if outcome.tree is not None and not outcome.proved else []
         if outcome.incident:  # the search believed in a proof the kernel rejected: trust nothing of this tree
@@ -115,6 +124,24 @@ class Actor:
             records=tuple(records), weights_version=self.version, simulations=outcome.stats.simulations,
             seconds=time.monotonic() - started, actor=self.name, error=outcome.incident, open_leads=tuple(leads),
         )
+
+    def _pruned_records(self, theorem: Theorem, tree, source: str, records: list) -> list:
+        """The pruned proof's step records + the search's value-only records; the search's own
+        records when the prover cannot replay the proof now (a restart, a flaky time limit)."""
+        from search.extract import extract_proof
+        from selfplay.prune import prefer_short_closers, proof_records, prune_proof, replays, value_only
+
+        try:
+            proof = prefer_short_closers(tree, 0, extract_proof(tree))
+            root = self.env.start(theorem)
+            if not replays(self.env, root, proof):
+                proof = extract_proof(tree)
+            pruned = prune_proof(self.env, root, proof)
+            steps = proof_records(self.env, root, pruned, source)
+        except (EnvError, ValueError) as error:
+            log.warning("%s: pruning failed (%s); keeping the search's records", self.name, error)
+            return records
+        return [*steps, *value_only(records)]
 
     def _error(self, attempt: Attempt, source: str, message: str, seconds: float) -> Episode:
         return Episode(problem=attempt.problem, source=source, disprove=attempt.disprove, outcome=Outcome.ERROR,

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 VALID = BUNDLED["minif2f-rocq-valid"][0]
 #: train-split problems: two that the checkpoint proves fast, one it does not
 PROBLEMS = ("mathd_numbertheory_35", "mathd_algebra_119", "aime_1983_p9")
-FAST = ["matchmaker.base_seconds=4", "matchmaker.base_simulations=24", "learner.publish_every=2",
+FAST = ["loop=selfplay", "matchmaker.base_seconds=4", "matchmaker.base_simulations=24", "learner.publish_every=2",
         "learner.checkpoint_every=2", "learner_steps_per_episode=2", "min_buffer_records=1", "supervised_file=",
         "mcts.num_samples=8"]
 

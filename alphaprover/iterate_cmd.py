@@ -1,0 +1,156 @@
+"""`alphaprover train` with `loop: expert_iteration` (the default): rounds over the problem factory.
+
+Builds the train problems (the factory's train items, and any other configured source) and the
+held-out slice (the held-out items of every factory source), the actor pools of each phase (Ray
+actors, or one in-process actor with `actors=0`; search actors prune their proofs, held-out
+actors search with the evaluation's action set), and runs `selfplay.expert_iteration`. A missing
+factory file at the default path is built first (`alphaprover factory`, a few minutes).
+The composed config is saved as `<run_dir>/config.yaml`; TensorBoard logs go to `<run_dir>/tb`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from alphaprover.config import UsageError, save_config, to_plain
+from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint
+from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
+from search.action_set import ActionMode
+from selfplay.actor import ActorConfig, SourceProblem
+
+#: where `alphaprover factory` writes by default: built on first use when a source names it
+DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
+
+
+def iteration_settings(plain: dict) -> dict:
+    """The ExpertIterationConfig fields of a composed train config (top-level shared keys + `iteration`)."""
+    shared = {key: plain[key] for key in ("run_dir", "checkpoint", "seed", "resume", "max_minutes", "learner")}
+    return {**shared, **dict(plain.get("iteration") or {})}
+
+
+def factory_files(specs: list[str]) -> list[Path]:
+    return [Path(spec.split(":", 2)[1]) for spec in specs if spec.startswith("factory:")]
+
+
+def ensure_factory(files: list[Path]) -> None:
+    """Build the default factory file when a source names it and it is missing; any other
+    missing file is a usage error (the user named it)."""
+    for path in files:
+        if path.is_file():
+            continue
+        if path != DEFAULT_FACTORY:
+            raise UsageError(f"factory file {path} not found (build it with `alphaprover factory out={path}`)")
+        print(f"{path} not found: building the problem factory first (alphaprover factory, a few minutes)")
+        from alphaprover.config import load_config
+        from alphaprover.factory_cmd import run_factory
+
+        run_factory(load_config("factory", [f"out={path}"]))
+
+
+def heldout_problems(files: list[Path]) -> list[SourceProblem]:
+    """The held-out items of every factory file, as problems (never trained on)."""
+    from lean_interface.problems.factory.build import read_items
+    from lean_interface.problems.factory.family import HELDOUT
+
+    problems = []
+    for path in files:
+        problems += [SourceProblem(f"heldout/{item.name}", "heldout", item.theorem())
+                     for item in read_items(path, split=HELDOUT)]
+    return problems
+
+
+def run_expert_iteration(cfg: DictConfig) -> int:
+    from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig
+
+    plain = to_plain(cfg)
+    plain["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
+    try:
+        settings = ExpertIterationConfig.from_dict(iteration_settings(plain))
+        ActorConfig.from_dict(plain.get("actor") or {})
+        heldout_mode = ActionMode.parse(str(plain.get("heldout_actions") or "network"))
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"bad train config: {error}") from None
+    if int(plain["actors"]) < 0:
+        raise UsageError("bad train config: actors must be >= 0")
+    build_settings({**plain, "method": "mcts"})
+    mode = action_mode(plain)
+    specs = [str(spec) for spec in plain["sources"]]
+    files = factory_files(specs)
+    if not files:
+        raise UsageError("loop=expert_iteration needs a factory:<jsonl> source (its held-out items are the curve)")
+    if any(spec.startswith("minif2f-rocq-dev") for spec in specs):
+        raise UsageError("the dev subset is for measuring only: it cannot be a training source")
+    ensure_factory(files)
+    train = load_sources(specs)
+    heldout = heldout_problems(files)
+    run_dir = Path(settings.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir)
+    supervised = load_supervised(str(plain.get("supervised_file") or ""))
+    by_id = {p.id: p for p in (*train, *heldout)}
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    def make_pool(kind: str, problem_ids: list[str]):
+        chosen = mode if kind == "search" else heldout_mode
+        evaluator = EvaluatorRecipe(chosen.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
+                                    int(plain["threads"]), plain.get("engine"))
+        actor = {**(plain.get("actor") or {}), "prune_proofs": kind == "search"}  # held-out records are never trained on
+        problems = tuple(by_id[p] for p in problem_ids)
+        search = {**plain, "method": "mcts"}
+
+        def recipe(index: int) -> ActorRecipe:
+            return ActorRecipe(f"{kind}-{index}", problems, plain["backend"], search, evaluator,
+                               str(run_dir / "weights"), actor, int(plain["seed"]) + 1000 * index)
+
+        if int(plain["actors"]) == 0:
+            from selfplay.loop import InlineActors
+
+            return InlineActors(recipe(0)())
+        from selfplay.ray_workers import RayActors
+
+        return RayActors(int(plain["actors"]), recipe, address=str(plain.get("ray_address") or ""))
+
+    writer = SummaryWriter(str(run_dir / "tb"))
+    try:
+        driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer,
+                                 value_scorer=value_scorer)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "
+          f"{len(heldout)}; round {driver.state.round} ({driver.state.phase}); learner step {driver.learner.step}, "
+          f"weights v{driver.learner.version}; buffer {len(driver.buffer)} records; run dir {run_dir}")
+    bar = tqdm(desc="expert iteration", unit="phase")
+
+    def show(round_index: int, phase: str) -> None:
+        bar.set_postfix(round=round_index, phase=phase, buffer=len(driver.buffer), step=driver.learner.step)
+        bar.update(1)
+
+    state = driver.run(on_phase=show)
+    bar.close()
+    writer.close()
+    curve = run_dir / "curve.tsv"
+    summary = {"round": state.round, "phase": state.phase, "learner_step": driver.learner.step,
+               "weights_version": driver.learner.version, "buffer_records": len(driver.buffer),
+               "curve": str(curve) if curve.is_file() else ""}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    if curve.is_file():
+        print(curve.read_text(encoding="utf-8"), end="")
+    print(json.dumps(summary))
+    return 0
+
+
+def value_scorer(checkpoint: Path, goals: list[str]) -> list[float]:
+    """The value head of the checkpoint at `checkpoint` on each goal (for the round's AUC)."""
+    from networks.checkpoint import load_checkpoint
+    from networks.train_eval import predicted_values
+
+    model, tokenizer, _ = load_checkpoint(checkpoint)
+    return predicted_values(model, tokenizer, goals)
+
+
+__all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "run_expert_iteration"]

@@ -1,0 +1,416 @@
+"""Expert iteration over the problem factory, in rounds that resume (docs/ARCHITECTURE.md §Expert iteration).
+
+Round r (weights version r; version 0 is the starting checkpoint):
+
+  1. evaluate  the current weights on a fixed held-out slice at a fixed budget, with the
+               evaluation's action set (`network`, the policy alone, by default) →
+               `rounds/r003/heldout.jsonl`; the learning curve's point for round r, and the value
+               head's AUC on the goals those searches proved vs. searched without a proof.
+  2. search    `problems_per_round` train problems not proved yet, fewest attempts first (what
+               the matchmaker calls untried, then undecided: the hardest problems still likely
+               solvable), with the current weights and the search's action set (`mixed`); each
+               proof pruned (`selfplay.prune`) before it becomes policy targets → the replay
+               buffer and `rounds/r003/search.jsonl`.
+  3. learn     `learner_steps_per_round` learner steps on replay + supervised batches, continuing
+               the learner's own state; then publish → version r + 1.
+
+`rounds = N` runs N full rounds and the evaluation of the last weights (round N's step 1).
+
+Resume: `iteration.json` names the round and phase and moves on only once a phase's work is on
+disk; the phase files skip what they already hold; the learner reloads its state (saved every
+`checkpoint_every` steps) and the learn phase runs to the step count it recorded at its start.
+Killing the process at any moment loses the attempts in flight and the learner steps since its
+last checkpoint, nothing else. `curve.tsv` gets one row per finished round; TensorBoard gets the
+same numbers (`curve/*`, x = round) and per-step learner losses.
+
+Held-out problems never reach the buffer or the learner; the driver refuses a dev-subset problem
+in either list.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from lean_interface.problems.benchmarks import dev_problem_of
+from search.config import reject_unknown_keys
+from search.value_units import UNPROVED_STEPS
+from selfplay.actor import SourceProblem
+from selfplay.episode import Episode, TrainingRecord
+from selfplay.learner import Learner, LearnerConfig
+from selfplay.loop import ActorPool
+from selfplay.matchmaker import Attempt
+from selfplay.replay_buffer import MixedSampler, ReplayBuffer
+
+log = logging.getLogger(__name__)
+
+EVALUATE, SEARCH, LEARN = "evaluate", "search", "learn"
+#: columns of curve.tsv, in order
+CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
+                 "search_attempted", "search_proved", "train_proved_total", "learner_step", "policy_loss",
+                 "value_loss", "minutes")
+#: goals per held-out search kept for the value AUC (proved and unproved alike)
+AUC_GOALS_PER_PROBLEM = 24
+
+
+@dataclass(frozen=True)
+class ExpertIterationConfig:
+    """Hydra `train` settings of the expert-iteration loop (`loop: expert_iteration`)."""
+
+    run_dir: str
+    checkpoint: str
+    rounds: int = 0                      # 0 = until stopped
+    problems_per_round: int = 256
+    search_seconds: float = 20.0
+    search_simulations: int = 64
+    heldout_problems: int = 128
+    heldout_seconds: float = 30.0
+    heldout_simulations: int = 32
+    learner_steps_per_round: int = 300
+    min_buffer_records: int = 16
+    buffer_capacity: int = 200_000
+    max_minutes: float = 0.0             # this session's limit; 0 = none
+    seed: int = 0
+    resume: bool = True
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ExpertIterationConfig":
+        reject_unknown_keys(cls, data, "expert iteration config")
+        values = dict(data)
+        values["learner"] = LearnerConfig.from_dict(dict(values.get("learner") or {}))
+        config = cls(**values)
+        if config.rounds < 0 or config.problems_per_round < 1 or config.heldout_problems < 1:
+            raise ValueError("rounds must be >= 0, problems_per_round and heldout_problems >= 1")
+        if config.learner_steps_per_round < 0 or config.search_simulations < 1 or config.heldout_simulations < 1:
+            raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
+        return config
+
+
+@dataclass
+class IterationState:
+    """Where the run is: `round`, `phase`, and the learner step the current learn phase ends at."""
+
+    round: int = 0
+    phase: str = EVALUATE
+    learn_until: int = -1
+
+    @classmethod
+    def load(cls, path: Path) -> "IterationState":
+        if not path.is_file():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(int(data["round"]), str(data["phase"]), int(data.get("learn_until", -1)))
+
+    def save(self, path: Path) -> None:
+        _write_atomic(path, json.dumps({"round": self.round, "phase": self.phase, "learn_until": self.learn_until}))
+
+
+#: ("search" | "heldout", the problem ids it will be asked about) → a pool of actors for that job
+PoolFactory = Callable[[str, list[str]], ActorPool]
+
+
+class ExpertIteration:
+    """The driver (a plain class; the CLI builds the actor pools, Ray or in-process)."""
+
+    def __init__(self, cfg: ExpertIterationConfig, train: Sequence[SourceProblem], heldout: Sequence[SourceProblem],
+                 supervised: Sequence[TrainingRecord], make_pool: PoolFactory, writer=None,
+                 value_scorer: Callable[[Path, list[str]], list[float]] | None = None) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(cfg.run_dir)
+        self.train = {p.id: p for p in train}
+        self.heldout = {p.id: p for p in heldout}
+        overlap = sorted(set(self.train) & set(self.heldout))
+        if overlap:
+            raise ValueError(f"problems both trained on and held out: {', '.join(overlap[:3])}")
+        dev = [p.id for p in (*train, *heldout) if dev_problem_of(p.theorem.name, p.theorem)]
+        if dev:
+            raise ValueError(f"dev-subset problems cannot enter expert iteration: {', '.join(dev[:3])}")
+        if not cfg.resume and (self.run_dir / "iteration.json").exists():
+            raise ValueError(f"{self.run_dir} already holds a run (use resume=true or a new run_dir)")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.state_path = self.run_dir / "iteration.json"
+        self.state = IterationState.load(self.state_path)
+        self.buffer = ReplayBuffer(self.run_dir / "buffer", cfg.buffer_capacity)
+        self.learner = Learner(self.run_dir, cfg.checkpoint, cfg.learner, seed=cfg.seed)
+        self.sampler = MixedSampler(self.buffer, list(supervised), cfg.learner.replay_fraction,
+                                    random.Random(cfg.seed + self.learner.step))
+        self.make_pool = make_pool
+        self.writer = writer
+        self.value_scorer = value_scorer
+        self.heldout_slice = spread(sorted(self.heldout), cfg.heldout_problems)
+        self.started = time.monotonic()
+        self.round_started = time.monotonic()
+
+    # ---- files ----------------------------------------------------------------------------------------
+    def round_dir(self, round_index: int) -> Path:
+        return self.run_dir / "rounds" / f"r{round_index:03d}"
+
+    def attempts_so_far(self) -> tuple[dict[str, int], set[str]]:
+        """(attempts per train problem, problems proved) over every round's search file."""
+        attempts: dict[str, int] = {}
+        proved: set[str] = set()
+        for path in sorted((self.run_dir / "rounds").glob("r*/search.jsonl")):
+            for row in read_rows(path):
+                attempts[row["problem"]] = attempts.get(row["problem"], 0) + 1
+                if row["proved"]:
+                    proved.add(row["problem"])
+        return attempts, proved
+
+    def search_batch(self, round_index: int) -> list[str]:
+        """This round's search problems: unproved train problems, fewest attempts first, ties in
+        an order drawn from (seed, round)."""
+        attempts, proved = self.attempts_so_far()
+        candidates = [p for p in sorted(self.train) if p not in proved]
+        random.Random(f"{self.cfg.seed}/{round_index}").shuffle(candidates)
+        candidates.sort(key=lambda p: attempts.get(p, 0))
+        done_now = {row["problem"] for row in read_rows(self.round_dir(round_index) / "search.jsonl")}
+        chosen = [p for p in candidates if p not in done_now][: max(0, self.cfg.problems_per_round - len(done_now))]
+        return chosen
+
+    # ---- phases -------------------------------------------------------------------------------------
+    def evaluate(self, round_index: int, deadline: float) -> bool:
+        """The held-out slice with the current weights; True once every problem has a row."""
+        path = self.round_dir(round_index) / "heldout.jsonl"
+        done = {row["problem"] for row in read_rows(path)}
+        todo = [p for p in self.heldout_slice if p not in done]
+        attempts = [Attempt(p, False, self.cfg.heldout_seconds, self.cfg.heldout_simulations) for p in todo]
+
+        def store(episode: Episode) -> None:
+            goals = [(r.goal, r.steps < UNPROVED_STEPS) for r in episode.records][:AUC_GOALS_PER_PROBLEM]
+            append_row(path, {"problem": episode.problem, "proved": episode.proved, "outcome": episode.outcome.value,
+                              "seconds": round(episode.seconds, 3), "simulations": episode.simulations,
+                              "weights_version": episode.weights_version, "proof": episode.proof, "goals": goals})
+
+        return self._run_attempts("heldout", attempts, store, deadline)
+
+    def search(self, round_index: int, deadline: float) -> bool:
+        """This round's train problems; proofs (pruned by the actors) into the buffer."""
+        path = self.round_dir(round_index) / "search.jsonl"
+        attempts = [Attempt(p, False, self.cfg.search_seconds, self.cfg.search_simulations)
+                    for p in self.search_batch(round_index)]
+
+        def store(episode: Episode) -> None:
+            self.buffer.add(episode)   # first the buffer (fsynced), then the row that marks it done
+            append_row(path, {"problem": episode.problem, "proved": episode.proved, "outcome": episode.outcome.value,
+                              "seconds": round(episode.seconds, 3), "records": len(episode.records),
+                              "weights_version": episode.weights_version, "proof": episode.proof})
+            if self.writer is not None:
+                self.writer.add_scalar("search/buffer_records", len(self.buffer), self.buffer.episodes)
+
+        return self._run_attempts("search", attempts, store, deadline)
+
+    def learn(self, deadline: float) -> bool:
+        """Learner steps up to `state.learn_until`; True once there (then publish)."""
+        while self.learner.step < self.state.learn_until:
+            if time.monotonic() > deadline:
+                self.learner.save()
+                return False
+            if len(self.buffer) < self.cfg.min_buffer_records and not self.sampler.supervised:
+                log.warning("learn: %d records in the buffer, fewer than %d: no steps this round",
+                            len(self.buffer), self.cfg.min_buffer_records)
+                break
+            step_losses = self.learner.train_batch(self.sampler.sample(self.cfg.learner.batch_size))
+            if self.writer is not None:
+                for name, value in step_losses.items():
+                    self.writer.add_scalar(f"learner/{name}", value, self.learner.step)
+        self.learner.publish()
+        return True
+
+    def _run_attempts(self, kind: str, attempts: list[Attempt], store: Callable[[Episode], None],
+                      deadline: float) -> bool:
+        """Every attempt through a pool of `kind` actors (lost ones retried twice); False when the
+        deadline came first."""
+        if not attempts:
+            return True
+        pool = self.make_pool(kind, [attempt.problem for attempt in attempts])
+        queue = list(attempts)
+        retries: dict[str, int] = {}
+        in_flight = 0
+        finished = True
+        try:
+            while queue or in_flight:
+                while queue and pool.idle() > 0 and time.monotonic() < deadline:
+                    pool.submit(queue.pop(0))
+                    in_flight += 1
+                if time.monotonic() >= deadline and queue:
+                    finished = False
+                    queue.clear()
+                for attempt, episode in pool.poll(timeout=1.0):
+                    in_flight -= 1
+                    if episode is None:
+                        retries[attempt.problem] = retries.get(attempt.problem, 0) + 1
+                        if retries[attempt.problem] <= 2 and finished:
+                            queue.append(attempt)
+                        continue
+                    store(episode)
+        finally:
+            pool.close()
+        return finished and all(count <= 2 for count in retries.values())
+
+    # ---- the loop -----------------------------------------------------------------------------------
+    def run(self, on_phase: Callable[[int, str], None] | None = None) -> IterationState:
+        """Phases until `rounds` are done or `max_minutes` (this session) run out."""
+        deadline = time.monotonic() + 60 * self.cfg.max_minutes if self.cfg.max_minutes > 0 else float("inf")
+        state = self.state
+        try:
+            while time.monotonic() < deadline:
+                if on_phase is not None:
+                    on_phase(state.round, state.phase)
+                if state.phase == EVALUATE:
+                    if not self.evaluate(state.round, deadline):
+                        break
+                    self._log_evaluation(state.round)
+                    if self.cfg.rounds and state.round >= self.cfg.rounds:
+                        break
+                    state.phase = SEARCH
+                elif state.phase == SEARCH:
+                    if not self.search(state.round, deadline):
+                        break
+                    state.phase, state.learn_until = LEARN, self.learner.step + self.cfg.learner_steps_per_round
+                elif state.phase == LEARN:
+                    if not self.learn(deadline):
+                        break
+                    self._finish_round(state.round)
+                    state.round, state.phase, state.learn_until = state.round + 1, EVALUATE, -1
+                state.save(self.state_path)
+        finally:
+            state.save(self.state_path)
+            self.learner.save()
+            self.buffer.close()
+        return state
+
+    # ---- reporting ----------------------------------------------------------------------------------
+    def evaluation_summary(self, round_index: int) -> dict[str, float]:
+        rows = read_rows(self.round_dir(round_index) / "heldout.jsonl")
+        proved = sum(1 for row in rows if row["proved"])
+        summary = {"heldout_proved": proved, "heldout_attempted": len(rows),
+                   "heldout_rate": round(proved / max(1, len(rows)), 4), "value_auc": float("nan")}
+        if self.value_scorer is not None:
+            goals = [(text, label) for row in rows for text, label in row.get("goals", [])]
+            labels = [bool(label) for _, label in goals]
+            if any(labels) and not all(labels):
+                version = self.learner.latest_weights()
+                if version is not None:
+                    scores = self.value_scorer(version[1], [text for text, _ in goals])
+                    summary["value_auc"] = round(auc(scores, labels), 4)
+        return summary
+
+    def _log_evaluation(self, round_index: int) -> None:
+        summary = self.evaluation_summary(round_index)
+        _write_atomic(self.round_dir(round_index) / "heldout.summary.json", json.dumps(summary))
+        if self.writer is not None:
+            self.writer.add_scalar("curve/heldout_rate", summary["heldout_rate"], round_index)
+            if summary["value_auc"] == summary["value_auc"]:
+                self.writer.add_scalar("curve/value_auc", summary["value_auc"], round_index)
+            self.writer.flush()
+
+    def _finish_round(self, round_index: int) -> None:
+        evaluation = self.evaluation_summary(round_index)
+        rows = read_rows(self.round_dir(round_index) / "search.jsonl")
+        _, proved_total = self.attempts_so_far()
+        losses = self._recent_losses()
+        row = {"round": round_index, "weights_version": round_index, **evaluation,
+               "search_attempted": len(rows), "search_proved": sum(1 for r in rows if r["proved"]),
+               "train_proved_total": len(proved_total), "learner_step": self.learner.step, **losses,
+               "minutes": round((time.monotonic() - self.started) / 60, 1)}
+        curve = self.run_dir / "curve.tsv"
+        existing = {line.split("\t", 1)[0] for line in curve.read_text().splitlines()[1:]} if curve.is_file() else set()
+        if str(round_index) not in existing:
+            with curve.open("a", encoding="utf-8") as handle:
+                if not existing and handle.tell() == 0:
+                    handle.write("\t".join(CURVE_COLUMNS) + "\n")
+                handle.write("\t".join(str(row.get(c, "")) for c in CURVE_COLUMNS) + "\n")
+        if self.writer is not None:
+            self.writer.add_scalar("curve/search_proof_rate", row["search_proved"] / max(1, row["search_attempted"]),
+                                   round_index)
+            self.writer.add_scalar("curve/train_proved_total", row["train_proved_total"], round_index)
+            self.writer.flush()
+
+    def _recent_losses(self) -> dict[str, float]:
+        """Mean policy and value loss of a fresh batch at the current weights (no step taken)."""
+        if len(self.buffer) == 0:
+            return {"policy_loss": float("nan"), "value_loss": float("nan")}
+        import torch
+
+        from selfplay.learner import collate_records
+
+        model = self.learner.model
+        batch = collate_records(self.sampler.sample(self.cfg.learner.batch_size), self.learner.tokenizer, model)
+        device = next(model.parameters()).device
+        model.eval()
+        with torch.no_grad():
+            out = model(*(batch[k].to(device) for k in ("input_ids", "attention_mask", "labels", "steps")),
+                        self.cfg.learner.value_weight)
+        model.train()
+        return {"policy_loss": round(float(out["policy_loss"]), 4), "value_loss": round(float(out["value_loss"]), 4)}
+
+
+# ---- helpers ---------------------------------------------------------------------------------------
+def spread(names: Sequence[str], count: int) -> list[str]:
+    """`count` names spread evenly over a sorted list (all of them when there are fewer)."""
+    if count >= len(names):
+        return list(names)
+    step = len(names) / count
+    return [names[int(i * step)] for i in range(count)]
+
+
+def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Area under the ROC curve of `scores` ranking positives (`labels` True) above negatives:
+    the probability a random positive scores higher than a random negative (ties count half)."""
+    positives = [s for s, y in zip(scores, labels) if y]
+    negatives = [s for s, y in zip(scores, labels) if not y]
+    if not positives or not negatives:
+        raise ValueError("AUC needs at least one positive and one negative")
+    ranked = sorted(scores)
+    rank: dict[float, float] = {}
+    index = 0
+    while index < len(ranked):  # average rank of each distinct score (1-based)
+        end = index
+        while end + 1 < len(ranked) and ranked[end + 1] == ranked[index]:
+            end += 1
+        rank[ranked[index]] = (index + end) / 2 + 1
+        index = end + 1
+    positive_ranks = sum(rank[s] for s in positives)
+    n_pos, n_neg = len(positives), len(negatives)
+    return (positive_ranks - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The JSON lines of `path` (none when it does not exist); a torn last line is skipped."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def append_row(path: Path, row: dict) -> None:
+    """Append one JSON line and fsync it (after a newline, if a killed writer left a torn line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torn = path.is_file() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(("\n" if torn else "") + json.dumps(row) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+__all__ = ["CURVE_COLUMNS", "ExpertIteration", "ExpertIterationConfig", "IterationState", "auc", "read_rows",
+           "spread"]

@@ -1,0 +1,83 @@
+"""Expert iteration on real Coq: proofs are pruned in the prover, and `alphaprover train` runs
+rounds over a small factory, survives a kill mid-run and continues its curve when rerun."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lean_interface.api import ProofStep
+from lean_interface.coq import CoqEnv, theorem_from_proposition
+from selfplay.prune import proof_records, prune_proof, replays
+
+pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
+REALS = "Require Import Reals.\nOpen Scope R_scope."
+
+
+def test_a_step_that_can_be_left_out_goes_and_the_rest_still_closes_the_goal() -> None:
+    theorem = theorem_from_proposition("forall x : R, x + 1 > x", name="prune_me", header=REALS)
+    detour = ProofStep("intros x.", (ProofStep("assert (h : 0 < 1) by lra.", (ProofStep("lra."),)),))
+    with CoqEnv(timeout=10.0) as env:
+        root = env.start(theorem)
+        assert replays(env, root, detour)
+        pruned = prune_proof(env, root, detour)
+        assert pruned == ProofStep("intros x.", (ProofStep("lra."),))
+        assert replays(env, root, pruned)
+        records = proof_records(env, root, pruned, "factory")
+        assert [(r.tactic, r.steps) for r in records] == [("intros x.", 2), ("lra.", 1)]
+        assert records[0].goal == root.text and "x : R" in records[1].goal
+        assert not replays(env, root, ProofStep("lra."))  # what pruning may not produce: lra alone fails here
+
+
+def _train(args: list[str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "alphaprover.cli", "train", *args], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path: Path) -> None:
+    factory = tmp_path / "factory.jsonl"
+    built = subprocess.run([sys.executable, "-m", "alphaprover.cli", "factory", f"out={factory}", "scale=0.005",
+                            "heldout_seeds=3", "families=[linear_equation,mod_linear]"], cwd=REPO,
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-2000:]
+    run_dir = tmp_path / "run"
+    args = [f"sources=[factory:{factory}]", f"run_dir={run_dir}", "actors=0", "supervised_file=",
+            "iteration.rounds=2", "iteration.problems_per_round=3", "iteration.heldout_problems=3",
+            "iteration.search_seconds=8", "iteration.search_simulations=16", "iteration.heldout_seconds=8",
+            "iteration.heldout_simulations=8", "iteration.learner_steps_per_round=3", "iteration.min_buffer_records=1",
+            "learner.batch_size=4", "learner.checkpoint_every=1", "mcts.num_samples=4"]
+    first = _train(args)
+    deadline = time.monotonic() + 400
+    state = run_dir / "iteration.json"
+    while time.monotonic() < deadline and first.poll() is None:
+        if state.is_file() and json.loads(state.read_text())["phase"] != "evaluate":
+            break  # round 0's evaluation is on disk: kill it mid-round
+        time.sleep(1)
+    if first.poll() is None:
+        os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    heldout_0 = (run_dir / "rounds" / "r000" / "heldout.jsonl").read_text().splitlines()
+    assert len(heldout_0) == 3
+
+    second = _train(args)
+    out, err = second.communicate(timeout=1200)
+    assert second.returncode == 0, err[-3000:]
+    assert (run_dir / "rounds" / "r000" / "heldout.jsonl").read_text().splitlines() == heldout_0  # not redone
+    curve = (run_dir / "curve.tsv").read_text().splitlines()
+    assert [line.split("\t")[0] for line in curve[1:]] == ["0", "1"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert (summary["round"], summary["phase"]) == (2, "evaluate") and summary["weights_version"] == 2
+    assert len((run_dir / "rounds" / "r002" / "heldout.jsonl").read_text().splitlines()) == 3
+    searched = [json.loads(line) for r in ("r000", "r001")
+                for line in (run_dir / "rounds" / r / "search.jsonl").read_text().splitlines()]
+    assert len(searched) == 6 and len({row["problem"] for row in searched}) == 6
+    assert all(row["problem"].startswith("factory/") for row in searched)
+    assert list((run_dir / "tb").glob("events.out.tfevents.*")) and (run_dir / "config.yaml").is_file()

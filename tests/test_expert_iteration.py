@@ -1,0 +1,131 @@
+"""Expert iteration's pure parts: the AUC, the held-out spread, the round state, the search order,
+and the driver's phase bookkeeping over a pool that replays fixed episodes (no prover, no network:
+the Coq-backed run is tests/integration/test_expert_iteration.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lean_interface.api import Theorem
+from selfplay.actor import SourceProblem
+from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.expert_iteration import (ExpertIteration, ExpertIterationConfig, IterationState, append_row, auc,
+                                       read_rows, spread)
+from selfplay.learner import LearnerConfig
+from selfplay.matchmaker import Attempt
+
+CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "alphaprover-coq-small"
+
+
+def test_auc_counts_pairs_ranked_right_and_ties_as_half() -> None:
+    assert auc([0.9, 0.8, 0.1, 0.2], [True, True, False, False]) == 1.0
+    assert auc([0.1, 0.2, 0.9, 0.8], [True, True, False, False]) == 0.0
+    assert auc([0.5, 0.5], [True, False]) == 0.5
+    assert auc([3, 1, 2, 0], [True, False, True, False]) == 1.0
+    assert auc([2, 1, 3, 0], [True, True, False, False]) == 0.5
+    with pytest.raises(ValueError):
+        auc([1, 2], [True, True])
+
+
+def test_spread_takes_evenly_from_the_whole_list() -> None:
+    names = [f"p{i:02d}" for i in range(10)]
+    assert spread(names, 5) == ["p00", "p02", "p04", "p06", "p08"]
+    assert spread(names, 20) == names
+
+
+def test_state_round_trips_and_a_torn_line_is_skipped(tmp_path: Path) -> None:
+    state = IterationState(3, "learn", 900)
+    state.save(tmp_path / "s.json")
+    assert IterationState.load(tmp_path / "s.json") == state
+    assert IterationState.load(tmp_path / "missing.json") == IterationState()
+    rows = tmp_path / "rows.jsonl"
+    append_row(rows, {"problem": "a"})
+    rows.write_text(rows.read_text() + '{"problem": "b", "pro')  # a killed writer
+    append_row(rows, {"problem": "c"})
+    assert [r["problem"] for r in read_rows(rows)] == ["a", "c"]
+
+
+def test_config_refuses_bad_values() -> None:
+    with pytest.raises(ValueError):
+        ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "problems_per_round": 0})
+    with pytest.raises(ValueError):
+        ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "no_such_key": 1})
+
+
+def problem(name: str, source: str = "factory") -> SourceProblem:
+    return SourceProblem(f"{source}/{name}", source, Theorem(name, "", f"Theorem {name} : 1 = 1."))
+
+
+class ReplayPool:
+    """Answers each attempt with a fixed outcome per problem; counts what it was asked."""
+
+    def __init__(self, proved: set[str], asked: list[tuple[str, str]], kind: str) -> None:
+        self.proved, self.asked, self.kind = proved, asked, kind
+        self.pending: list[Attempt] = []
+
+    def idle(self) -> int:
+        return 1
+
+    def submit(self, attempt: Attempt) -> None:
+        self.pending.append(attempt)
+        self.asked.append((self.kind, attempt.problem))
+
+    def poll(self, timeout: float):
+        done = []
+        for attempt in self.pending:
+            ok = attempt.problem in self.proved
+            records = (TrainingRecord("⊢ 1 = 1", "reflexivity.", 1, "factory"),) if ok else \
+                (TrainingRecord("⊢ 1 = 1", None, 40, "factory"),)
+            done.append((attempt, Episode(attempt.problem, "factory", False,
+                                          Outcome.PROVED if ok else Outcome.FAILED,
+                                          "reflexivity." if ok else None, records)))
+        self.pending.clear()
+        return done
+
+    def close(self) -> None:
+        pass
+
+
+def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Path) -> None:
+    train = [problem(f"t{i}") for i in range(6)]
+    heldout = [problem(f"h{i}", "heldout") for i in range(3)]
+    asked: list[tuple[str, str]] = []
+    proved = {"factory/t1", "factory/t4", "heldout/h0"}
+    cfg = ExpertIterationConfig.from_dict({
+        "run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "rounds": 2, "problems_per_round": 3,
+        "heldout_problems": 2, "learner_steps_per_round": 2, "min_buffer_records": 1,
+        "learner": {"batch_size": 2, "quantization": "", "checkpoint_every": 1}})
+
+    def make_pool(kind: str, ids: list[str]) -> ReplayPool:
+        return ReplayPool(proved, asked, kind)
+
+    driver = ExpertIteration(cfg, train, heldout, [], make_pool)
+    phases: list[tuple[int, str]] = []
+    state = driver.run(on_phase=lambda r, p: phases.append((r, p)))
+    assert phases == [(0, "evaluate"), (0, "search"), (0, "learn"), (1, "evaluate"), (1, "search"), (1, "learn"),
+                      (2, "evaluate")]
+    assert (state.round, state.phase) == (2, "evaluate")
+    searched = [p for kind, p in asked if kind == "search"]
+    assert len(searched) == 6 and len(set(searched)) == 6  # round 1 takes the problems round 0 did not
+    assert all(kind == "heldout" for kind, p in asked if p.startswith("heldout/"))
+    assert driver.learner.step == 4 and driver.learner.version == 2
+    rows = (tmp_path / "run" / "curve.tsv").read_text().splitlines()
+    assert rows[0].startswith("round\t") and [r.split("\t")[0] for r in rows[1:]] == ["0", "1"]
+    assert json.loads((tmp_path / "run" / "rounds" / "r002" / "heldout.summary.json").read_text())["heldout_proved"] == 1
+    assert all(not e.problem.startswith("heldout/") for e in driver.buffer.episodes_iter())
+
+    asked.clear()  # a rerun of a finished run does nothing new
+    again = ExpertIteration(cfg, train, heldout, [], make_pool)
+    again.run()
+    assert asked == [] and again.learner.step == 4
+
+
+def test_heldout_and_train_may_not_overlap(tmp_path: Path) -> None:
+    cfg = ExpertIterationConfig.from_dict({"run_dir": str(tmp_path), "checkpoint": str(CHECKPOINT),
+                                           "learner": {"quantization": ""}})
+    same = problem("p")
+    with pytest.raises(ValueError, match="both trained on and held out"):
+        ExpertIteration(cfg, [same], [same], [], lambda kind, ids: None)
