@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 
 import torch
 
-from networks.tokenizer import ProofTokenizer
+from networks.tokenizer import ProofTokenizer, tactic_identifiers
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,8 @@ def encode_examples(examples: Sequence[Example], tokenizer: ProofTokenizer, max_
         tactic = tokenizer.encode_tactic(example.tactic, max_tactic_tokens + 1)
         if len(tactic) > max_tactic_tokens:
             continue
-        out.append(EncodedExample(tokenizer.encode_goal(example.goal, max_goal_tokens), tactic, example.steps))
+        goal = tokenizer.encode_goal(example.goal, max_goal_tokens, tactic_identifiers(example.tactic))
+        out.append(EncodedExample(goal, tactic, example.steps))
     return out
 
 

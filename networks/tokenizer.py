@@ -10,6 +10,8 @@ then as many hypotheses as fit, nearest the target first.
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -61,8 +63,11 @@ class ProofTokenizer:
         ids = self._tok.encode(tactic).ids[: max_tokens - 1]
         return ids + [self.eos_id]
 
-    def encode_goal(self, goal: str, max_tokens: int) -> list[int]:
-        """Token ids of `goal` (plus EOS), keeping the target line and the nearest hypotheses."""
+    def encode_goal(self, goal: str, max_tokens: int, keep: Iterable[str] = ()) -> list[int]:
+        """Token ids of `goal` (plus EOS). A goal over `max_tokens` keeps its target line, then the
+        hypotheses named in `keep` (training passes the names its tactic mentions, so the example
+        never asks for a hypothesis the input lost), then the nearest other hypotheses; kept lines
+        stay in their order."""
         ids = self._tok.encode(goal).ids
         if len(ids) < max_tokens:
             return ids + [self.eos_id]
@@ -70,14 +75,19 @@ class ProofTokenizer:
         target_index = max((i for i, line in enumerate(lines) if line.startswith("⊢")), default=len(lines) - 1)
         target = self._tok.encode("\n".join(lines[target_index:])).ids[: max_tokens - 1]
         budget = max_tokens - 1 - len(target)
-        kept: list[int] = []
-        for line in reversed(lines[:target_index]):
-            line_ids = self._tok.encode(line + "\n").ids
+        wanted = set(keep)
+        nearest_first = list(reversed(range(target_index)))
+        named = [i for i in nearest_first if wanted & hypothesis_names(lines[i])]
+        chosen: dict[int, list[int]] = {}
+        for index in [*named, *(i for i in nearest_first if i not in named)]:
+            line_ids = self._tok.encode(lines[index] + "\n").ids
             if len(line_ids) > budget:
+                if index in named:
+                    continue  # a long named hypothesis does not stop the nearer short ones
                 break
-            kept = line_ids + kept
+            chosen[index] = line_ids
             budget -= len(line_ids)
-        return kept + target + [self.eos_id]
+        return [token for index in sorted(chosen) for token in chosen[index]] + target + [self.eos_id]
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of `ids`, stopping at the first EOS; padding dropped."""
@@ -88,3 +98,14 @@ class ProofTokenizer:
             if token != self.pad_id:
                 out.append(int(token))
         return self._tok.decode(out).strip()
+
+
+def hypothesis_names(line: str) -> set[str]:
+    """The names a context line declares: `h0 : x > 0` → {h0}; `a, b : R` → {a, b}."""
+    head, colon, _ = line.partition(" : ")
+    return {name.strip() for name in head.split(",") if name.strip()} if colon else set()
+
+
+def tactic_identifiers(tactic: str) -> set[str]:
+    """The identifiers a tactic mentions (candidates for hypothesis names to keep)."""
+    return set(re.findall(r"[A-Za-z_][\w']*", tactic))

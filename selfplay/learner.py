@@ -27,7 +27,7 @@ import torch
 
 from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
 from networks.model import ProverModel
-from networks.tokenizer import ProofTokenizer
+from networks.tokenizer import ProofTokenizer, tactic_identifiers
 from search.config import config_from_dict
 from selfplay.episode import TrainingRecord
 
@@ -50,6 +50,7 @@ class LearnerConfig:
     zero_stage: int = 1
     threads: int = 0
     quantization: str = "float32"  # the engine copy published beside each version ("" = none)
+    device: str = "auto"            # auto = cuda when a GPU is present, else cpu; or cpu / cuda / cuda:1
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
@@ -66,10 +67,13 @@ class LearnerConfig:
 
 def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer, model: ProverModel
                     ) -> dict[str, torch.Tensor]:
-    """Padded tensors; a value-only record's label row is all −100 (no tactic loss)."""
+    """Padded tensors; a value-only record's label row is all −100 (no tactic loss). So is the
+    row of a tactic longer than `max_tactic_tokens`: cut short it would teach the policy to stop
+    in the middle of a tactic (a long hint list), so only its value target is kept."""
     cfg = model.config
-    goals = [tokenizer.encode_goal(r.goal, cfg.max_goal_tokens) for r in records]
-    tactics = [tokenizer.encode_tactic(r.tactic, cfg.max_tactic_tokens) if r.tactic else [] for r in records]
+    goals = [tokenizer.encode_goal(r.goal, cfg.max_goal_tokens, tactic_identifiers(r.tactic or "")) for r in records]
+    tactics = [tokenizer.encode_tactic(r.tactic, cfg.max_tactic_tokens + 1) if r.tactic else [] for r in records]
+    tactics = [ids if len(ids) <= cfg.max_tactic_tokens else [] for ids in tactics]
     input_ids = torch.full((len(records), max(len(g) for g in goals)), tokenizer.pad_id, dtype=torch.long)
     labels = torch.full((len(records), max(1, max(len(t) for t in tactics))), -100, dtype=torch.long)
     for row, (goal, tactic) in enumerate(zip(goals, tactics)):
@@ -94,7 +98,8 @@ class Learner:
         if config.threads:
             torch.set_num_threads(config.threads)
         resume = is_checkpoint(self.state_dir) and (self.state_dir / "learner_state.pt").is_file()
-        self.model, self.tokenizer, _ = load_checkpoint(self.state_dir if resume else start_checkpoint)
+        self.device = learner_device(config.device)
+        self.model, self.tokenizer, _ = load_checkpoint(self.state_dir if resume else start_checkpoint, self.device)
         self.model.train()
         self.step = 0
         self.version = 0
@@ -102,7 +107,8 @@ class Learner:
         self._engine = _deepspeed_engine(self.model, config) if config.engine == "deepspeed" else None
         self.optimizer = self._engine.optimizer if self._engine is not None else \
             torch.optim.AdamW(self.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-        state = torch.load(self.state_dir / "learner_state.pt", weights_only=False) if resume else None
+        state = torch.load(self.state_dir / "learner_state.pt", map_location=self.device, weights_only=False) \
+            if resume else None
         if state is not None and state.get("engine", "torch") == config.engine:  # moments of the same engine only
             self.optimizer.load_state_dict(state["optimizer"])
         if state is not None:
@@ -159,6 +165,15 @@ class Learner:
 
     def latest_weights(self) -> tuple[int, Path] | None:
         return latest_weights(self.weights_dir)
+
+
+def learner_device(name: str) -> torch.device:
+    """`auto` → the GPU when torch sees one, else the CPU; anything else as torch reads it. The
+    state on disk is device-free (safetensors weights, a map_location'd optimizer state), so a run
+    moves between a GPU machine and a CPU one and resumes exactly."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
 
 
 def latest_weights(weights_dir: str | Path) -> tuple[int, Path] | None:

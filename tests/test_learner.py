@@ -131,3 +131,15 @@ def test_an_actors_proposals_change_after_a_publish_and_only_then(tmp_path: Path
     after = actor.evaluator.evaluate([request])[0]
     assert dict(after.tactics)["lra."] > dict(before.tactics)["lra."] + 0.1
     assert after.tactics[0][0] == "lra."   # the tactic it learned now ranks first
+
+
+def test_a_tactic_too_long_for_the_decoder_keeps_only_its_value_target(tiny_checkpoint: Path) -> None:
+    from networks.checkpoint import load_checkpoint
+    from selfplay.learner import collate_records
+
+    model, tokenizer, _ = load_checkpoint(tiny_checkpoint)
+    long_tactic = "intros; " + "; ".join(f"pose proof (pow2_ge_0 (x{i} - y{i}))" for i in range(12)) + "; nra."
+    batch = collate_records([TrainingRecord("x : R\n⊢ x = x", "reflexivity.", 1),
+                             TrainingRecord("x : R\n⊢ x = x", long_tactic, 1)], tokenizer, model)
+    assert (batch["labels"][0] != -100).any()
+    assert (batch["labels"][1] == -100).all() and batch["steps"].tolist() == [1, 1]

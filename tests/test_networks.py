@@ -13,7 +13,7 @@ from networks.dataset import Example, batches, encode_examples, is_ssreflect_tac
 from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import evaluate_goals, score_tactics, score_token_ids
-from networks.tokenizer import ProofTokenizer
+from networks.tokenizer import ProofTokenizer, hypothesis_names
 from networks.train import PretrainConfig, pretrain
 from search.evaluator import EvalRequest
 
@@ -66,6 +66,10 @@ def test_tokenizer_round_trips_and_keeps_the_target() -> None:
     ids = tokenizer.encode_goal(long_goal, 40)
     decoded = tokenizer.decode(ids[:-1])
     assert len(ids) <= 40 and decoded.endswith("⊢ final_target x") and "H59" in decoded and "H0 :" not in decoded
+    kept = tokenizer.decode(tokenizer.encode_goal(long_goal, 80, keep={"H3", "apply"})[:-1])
+    assert "H3 : P3" in kept and "H59" in kept and kept.endswith("⊢ final_target x")  # the named one, then the nearest
+    assert kept.index("H3 :") < kept.index("H59 :")  # lines stay in the goal's order
+    assert hypothesis_names("a, b : R") == {"a", "b"} and hypothesis_names("⊢ x = y") == set()
 
 
 def test_tiny_model_overfits_tiny_data(trained) -> None:
