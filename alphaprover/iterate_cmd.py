@@ -96,10 +96,11 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     from torch.utils.tensorboard import SummaryWriter
 
     def make_pool(kind: str, problem_ids: list[str]):
-        chosen = mode if kind == "search" else heldout_mode
+        chosen = {"search": mode, "heldout": heldout_mode, "reference": ActionMode.FIXED}[kind]
         evaluator = EvaluatorRecipe(chosen.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
                                     int(plain["threads"]), plain.get("engine"))
-        actor = {**(plain.get("actor") or {}), "prune_proofs": kind == "search"}  # held-out records are never trained on
+        # search proofs become training data, reference proofs the exact-match references: both pruned
+        actor = {**(plain.get("actor") or {}), "prune_proofs": kind in ("search", "reference")}
         problems = tuple(by_id[p] for p in problem_ids)
         search = {**plain, "method": "mcts"}
 
@@ -118,7 +119,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     writer = SummaryWriter(str(run_dir / "tb"))
     try:
         driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer,
-                                 value_scorer=value_scorer)
+                                 value_scorer=value_scorer, topk_scorer=topk_scorer)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "
@@ -151,6 +152,16 @@ def value_scorer(checkpoint: Path, goals: list[str]) -> list[float]:
 
     model, tokenizer, _ = load_checkpoint(checkpoint)
     return predicted_values(model, tokenizer, goals)
+
+
+def topk_scorer(checkpoint: Path, references: list[tuple[str, str]], k: int) -> float:
+    """Exact match of the checkpoint's k-beam against each reference (goal, tactic): top-k."""
+    from networks.checkpoint import load_checkpoint
+    from networks.dataset import Example
+    from networks.train_eval import beam_exact_match
+
+    model, tokenizer, _ = load_checkpoint(checkpoint)
+    return beam_exact_match(model, tokenizer, [Example(goal, tactic, 1) for goal, tactic in references], k)["topk"]
 
 
 __all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "run_expert_iteration"]

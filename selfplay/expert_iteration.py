@@ -1,5 +1,10 @@
 """Expert iteration over the problem factory, in rounds that resume (docs/ARCHITECTURE.md §Expert iteration).
 
+Once, before round 0: **reference** — the held-out slice searched by the automation alone
+(`fixed` actions, no network), proofs pruned; their steps are the reference (goal, tactic) pairs
+on which every round's policy is scored by exact match (top-8 of an 8-beam) beside the baseline
+"the 8 tactics most frequent in the training buffer". They are measurements, never training data.
+
 Round r (weights version r; version 0 is the starting checkpoint):
 
   1. evaluate  the current weights on a fixed held-out slice at a fixed budget, with the
@@ -34,6 +39,7 @@ import logging
 import os
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -50,9 +56,10 @@ from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 
 log = logging.getLogger(__name__)
 
-EVALUATE, SEARCH, LEARN = "evaluate", "search", "learn"
+REFERENCE, EVALUATE, SEARCH, LEARN = "reference", "evaluate", "search", "learn"
 #: columns of curve.tsv, in order
 CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
+                 "reference_top8", "frequent8_top8",
                  "search_attempted", "search_proved", "train_proved_total", "learner_step", "policy_loss",
                  "value_loss", "minutes")
 #: goals per held-out search kept for the value AUC (proved and unproved alike)
@@ -98,7 +105,7 @@ class IterationState:
     """Where the run is: `round`, `phase`, and the learner step the current learn phase ends at."""
 
     round: int = 0
-    phase: str = EVALUATE
+    phase: str = REFERENCE
     learn_until: int = -1
 
     @classmethod
@@ -121,7 +128,8 @@ class ExpertIteration:
 
     def __init__(self, cfg: ExpertIterationConfig, train: Sequence[SourceProblem], heldout: Sequence[SourceProblem],
                  supervised: Sequence[TrainingRecord], make_pool: PoolFactory, writer=None,
-                 value_scorer: Callable[[Path, list[str]], list[float]] | None = None) -> None:
+                 value_scorer: Callable[[Path, list[str]], list[float]] | None = None,
+                 topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.train = {p.id: p for p in train}
@@ -144,6 +152,7 @@ class ExpertIteration:
         self.make_pool = make_pool
         self.writer = writer
         self.value_scorer = value_scorer
+        self.topk_scorer = topk_scorer
         self.heldout_slice = spread(sorted(self.heldout), cfg.heldout_problems)
         self.started = time.monotonic()
         self.round_started = time.monotonic()
@@ -189,6 +198,27 @@ class ExpertIteration:
                               "weights_version": episode.weights_version, "proof": episode.proof, "goals": goals})
 
         return self._run_attempts("heldout", attempts, store, deadline)
+
+    def reference(self, deadline: float) -> bool:
+        """The held-out slice by the automation alone; pruned proof steps → references.jsonl."""
+        path = self.run_dir / "references.jsonl"
+        done = {row["problem"] for row in read_rows(path)}
+        attempts = [Attempt(p, False, self.cfg.heldout_seconds, self.cfg.search_simulations)
+                    for p in self.heldout_slice if p not in done]
+
+        def store(episode: Episode) -> None:
+            steps = [(r.goal, r.tactic) for r in episode.records if r.tactic is not None] if episode.proved else []
+            append_row(path, {"problem": episode.problem, "proved": episode.proved, "steps": steps})
+
+        return self._run_attempts("reference", attempts, store, deadline)
+
+    def references(self) -> list[tuple[str, str]]:
+        return [(goal, tactic) for row in read_rows(self.run_dir / "references.jsonl") for goal, tactic in row["steps"]]
+
+    def frequent_tactics(self, count: int = 8) -> list[str]:
+        """The `count` most frequent policy targets in the training buffer (the baseline)."""
+        counts = Counter(r.tactic for e in self.buffer.episodes_iter() for r in e.records if r.tactic)
+        return [tactic for tactic, _ in counts.most_common(count)]
 
     def search(self, round_index: int, deadline: float) -> bool:
         """This round's train problems; proofs (pruned by the actors) into the buffer."""
@@ -263,7 +293,11 @@ class ExpertIteration:
             while time.monotonic() < deadline:
                 if on_phase is not None:
                     on_phase(state.round, state.phase)
-                if state.phase == EVALUATE:
+                if state.phase == REFERENCE:
+                    if not self.reference(deadline):
+                        break
+                    state.phase = EVALUATE
+                elif state.phase == EVALUATE:
                     if not self.evaluate(state.round, deadline):
                         break
                     self._log_evaluation(state.round)
@@ -291,7 +325,16 @@ class ExpertIteration:
         rows = read_rows(self.round_dir(round_index) / "heldout.jsonl")
         proved = sum(1 for row in rows if row["proved"])
         summary = {"heldout_proved": proved, "heldout_attempted": len(rows),
-                   "heldout_rate": round(proved / max(1, len(rows)), 4), "value_auc": float("nan")}
+                   "heldout_rate": round(proved / max(1, len(rows)), 4), "value_auc": float("nan"),
+                   "reference_top8": float("nan"), "frequent8_top8": float("nan")}
+        references = self.references()
+        if references:
+            frequent = set(self.frequent_tactics())
+            if frequent:
+                summary["frequent8_top8"] = round(sum(t in frequent for _, t in references) / len(references), 4)
+            version = self.learner.latest_weights()
+            if self.topk_scorer is not None and version is not None:
+                summary["reference_top8"] = round(self.topk_scorer(version[1], references, 8), 4)
         if self.value_scorer is not None:
             goals = [(text, label) for row in rows for text, label in row.get("goals", [])]
             labels = [bool(label) for _, label in goals]
@@ -307,8 +350,9 @@ class ExpertIteration:
         _write_atomic(self.round_dir(round_index) / "heldout.summary.json", json.dumps(summary))
         if self.writer is not None:
             self.writer.add_scalar("curve/heldout_rate", summary["heldout_rate"], round_index)
-            if summary["value_auc"] == summary["value_auc"]:
-                self.writer.add_scalar("curve/value_auc", summary["value_auc"], round_index)
+            for name in ("value_auc", "reference_top8", "frequent8_top8"):
+                if summary[name] == summary[name]:  # not NaN
+                    self.writer.add_scalar(f"curve/{name}", summary[name], round_index)
             self.writer.flush()
 
     def _finish_round(self, round_index: int) -> None:

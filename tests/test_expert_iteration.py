@@ -105,16 +105,20 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     driver = ExpertIteration(cfg, train, heldout, [], make_pool)
     phases: list[tuple[int, str]] = []
     state = driver.run(on_phase=lambda r, p: phases.append((r, p)))
-    assert phases == [(0, "evaluate"), (0, "search"), (0, "learn"), (1, "evaluate"), (1, "search"), (1, "learn"),
+    assert phases == [(0, "reference"), (0, "evaluate"), (0, "search"), (0, "learn"), (1, "evaluate"), (1, "search"), (1, "learn"),
                       (2, "evaluate")]
     assert (state.round, state.phase) == (2, "evaluate")
     searched = [p for kind, p in asked if kind == "search"]
     assert len(searched) == 6 and len(set(searched)) == 6  # round 1 takes the problems round 0 did not
-    assert all(kind == "heldout" for kind, p in asked if p.startswith("heldout/"))
+    assert all(kind in ("heldout", "reference") for kind, p in asked if p.startswith("heldout/"))
+    assert [p for kind, p in asked if kind == "reference"] == ["heldout/h0", "heldout/h1"]  # the slice, once
+    assert driver.references() == [("⊢ 1 = 1", "reflexivity.")]  # the proved one's steps
+    assert driver.frequent_tactics() == ["reflexivity."]
     assert driver.learner.step == 4 and driver.learner.version == 2
     rows = (tmp_path / "run" / "curve.tsv").read_text().splitlines()
     assert rows[0].startswith("round\t") and [r.split("\t")[0] for r in rows[1:]] == ["0", "1"]
-    assert json.loads((tmp_path / "run" / "rounds" / "r002" / "heldout.summary.json").read_text())["heldout_proved"] == 1
+    summary = json.loads((tmp_path / "run" / "rounds" / "r002" / "heldout.summary.json").read_text())
+    assert summary["heldout_proved"] == 1 and summary["frequent8_top8"] == 1.0
     assert all(not e.problem.startswith("heldout/") for e in driver.buffer.episodes_iter())
 
     asked.clear()  # a rerun of a finished run does nothing new

@@ -58,7 +58,7 @@ def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path
     deadline = time.monotonic() + 400
     state = run_dir / "iteration.json"
     while time.monotonic() < deadline and first.poll() is None:
-        if state.is_file() and json.loads(state.read_text())["phase"] != "evaluate":
+        if state.is_file() and json.loads(state.read_text())["phase"] not in ("reference", "evaluate"):
             break  # round 0's evaluation is on disk: kill it mid-round
         time.sleep(1)
     if first.poll() is None:
@@ -81,3 +81,7 @@ def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path
     assert len(searched) == 6 and len({row["problem"] for row in searched}) == 6
     assert all(row["problem"].startswith("factory/") for row in searched)
     assert list((run_dir / "tb").glob("events.out.tfevents.*")) and (run_dir / "config.yaml").is_file()
+    header, *rows = curve
+    columns = header.split("\t")
+    assert "reference_top8" in columns and "value_auc" in columns
+    assert (run_dir / "references.jsonl").read_text().count("\n") == 3
