@@ -3,7 +3,7 @@
 Every proof the project found before these families was one decision-procedure call (`intros;
 lra.`, `lia.`, …) and the no-network search ran out of ideas, not time. Coq can do more
 (docs/ARCHITECTURE.md §Automation families), but most of it needs arguments a fixed list cannot
-hold: the goal's variables for square hints and case splits, the shape of a closed computation.
+hold: the goal's variables for square hints and case splits, the hypotheses that define a function.
 Coq-Interval's `interval` is not among them: loading it puts the kernel's primitive integers and
 floats into every audited environment (lean_interface/coq/prelude.py says more). Each
 family here is a generator from `GoalFacts` to tactic strings — nothing is written per problem.
@@ -14,14 +14,15 @@ is the fixed list's own core and the portfolio's list, and is not generated here
   hints      nra/psatz after `pose proof (pow2_ge_0 e)` for the goal's real variables, their
              differences and sums, and (v^(p/2) ± 1) for even powers v^p: the products nra's own
              preprocessing does not try.
-  integer    closed computations in binary (nat goals moved to N, then the kernel's `reflexivity`;
-             `vm_compute` stays refused by the guard), `zify; nia`.
-  modular    integer division and remainder: `zify` (nat → Z, with the prelude's ZifyNat
-             instances for Nat.div/Nat.modulo), `Z.div_mod_to_equations` (each `a mod m`, `a / m`
-             becomes a quotient and a bounded remainder), then lia or nia.
   rewrite    functions given by their values (`forall x, f x = …`): every such hypothesis is
              rewritten everywhere, then lra/nra/field (reals) or lia/nia.
   cases      case splits: `split_Rabs`, disjunctive hypotheses, `Rle_dec` on pairs of variables.
+
+Measured and dropped (benchmarks/automation_families.py on the train split, BENCHMARKS.md): an
+`integer` family (closed nat computations moved to binary N, `zify; nia`) and a `modular` family
+(`zify; Z.div_mod_to_equations; lia/nia`) closed 28 and 18 train problems, every one of which
+the decision procedures close too once the prelude Requires zify's Nat.div/Nat.modulo instances
+(`Coq.micromega.ZifyNat`): plain `lia` then does what they did.
 
 Each tactic carries its own time limit as an Ltac `timeout N (…)` wrapper (below the env's
 limit), so an expensive family costs at most its limit per goal; the wrapper stays in the proof
@@ -47,10 +48,6 @@ MAX_HINT_VARIABLES = 4
 #: Rle_dec case splits are offered for at most this many pairs of real variables
 MAX_CASE_PAIRS = 3
 
-#: Qualified names, so the tactics work whatever the header imports (the prelude Requires NArith).
-#: zify and Z.div_mod_to_equations by full path: many headers import neither (Lia alone does not export them)
-_ZIFY = "Coq.micromega.Zify.zify"
-_DIV_MOD_TO_EQUATIONS = "Coq.omega.PreOmega.Z.div_mod_to_equations"
 #: rewrite with every `forall x, f x = …` (one or two binders) hypothesis until none applies
 _REWRITE_FUNCTIONS = ("repeat match goal with H : forall _, _ = _ |- _ => progress rewrite ?H in * "
                       "| H : forall _ _, _ = _ |- _ => progress rewrite ?H in * end")
@@ -112,21 +109,6 @@ def _hints(facts: GoalFacts) -> list[str]:
     return tactics
 
 
-def _integer(facts: GoalFacts) -> list[str]:
-    if facts.has_real:
-        return []
-    tactics = [f"intros; {_ZIFY}; nia"]
-    if facts.closed:
-        tactics = [_NAT_TO_N, *tactics]
-    return tactics
-
-
-def _modular(facts: GoalFacts) -> list[str]:
-    if facts.has_real or not facts.div_mod:
-        return []
-    return [f"intros; {_ZIFY}; {_DIV_MOD_TO_EQUATIONS}; {finisher}" for finisher in ("lia", "nia")]
-
-
 def _rewrite(facts: GoalFacts) -> list[str]:
     if not facts.function_equations:
         return []
@@ -146,15 +128,15 @@ def _cases(facts: GoalFacts) -> list[str]:
     return tactics
 
 
-#: the families in the order the search and the portfolio try them (cheapest reach first;
-#: docs/ARCHITECTURE.md §Automation families gives the measurements behind the order and limits)
+#: the families in the order the search and the portfolio try them, most problems added beyond the
+#: decision procedures per prover second first; each limit is at least twice the slowest closing call
+#: measured on the train split (rewrite 0.01 s, cases 0.11 s, hints 0.52 s, psatz 1.38 s), so it
+#: bounds what a failing call costs without cutting off a proof (BENCHMARKS.md has the table)
 FAMILIES: tuple[Family, ...] = (
-    Family("rewrite", 3, _rewrite),
-    Family("modular", 5, _modular),
-    Family("integer", 5, _integer),
-    Family("cases", 3, _cases),
-    Family("hints", 3, _hints),
-    Family("psatz", 3, _psatz),
+    Family("hints", 2, _hints),      # 8 added in 8.8 prover s
+    Family("rewrite", 1, _rewrite),  # 8 in 9.2 s
+    Family("cases", 1, _cases),      # 4 in 7.9 s
+    Family("psatz", 3, _psatz),      # 7 in 22.1 s
 )
 
 
@@ -171,9 +153,7 @@ def family_tactics(goal_text: str, families: tuple[Family, ...] = FAMILIES) -> l
 _FAMILY_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("hints", re.compile(r"\bpow2_ge_0\b")),
     ("psatz", re.compile(r"\bpsatz\b")),
-    ("modular", re.compile(r"\bdiv_mod_to_equations\b")),
     ("rewrite", re.compile(r"\bprogress rewrite \?H in \*")),
-    ("integer", re.compile(r"\bNat2N\b|\bzify\b")),
     ("cases", re.compile(r"\bsplit_Rabs\b|\bRle_dec\b|\bdestruct\b.*;\s*(lra|lia|nra|nia)")),
     ("decide", re.compile(r"\b(lia|nia|lra|nra|field|ring|ring_simplify|field_simplify|reflexivity|tauto|"
                           r"intuition|firstorder|congruence|easy|auto|trivial|discriminate)\b")),

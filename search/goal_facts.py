@@ -2,7 +2,7 @@
 
 The automation families (`search.automation`) build concrete tactics from these facts — hint
 terms over the goal's own real variables, real or integer finishers by the goal's types,
-closed-computation tactics only for goals with no variable at all. Everything is read
+rewriting only where a hypothesis gives a function by its values. Everything is read
 from the canonical goal text the env prints (`h : T` / `a, b : T` lines, then `⊢ target`); the
 target's leading `forall` binders count as variables too, since the tactics begin with `intros`,
 which introduces them under their printed names.
@@ -28,12 +28,6 @@ _POWER = re.compile(rf"\b({_IDENT})\s*\^\s*(\d+)\b")
 #: a universally quantified equation whose left side applies a name: `forall x, f x = …` (a
 #: function given by its values), as a hypothesis or a premise of the target
 _FUNCTION_EQUATION = re.compile(rf"(?:\(|^{_IDENT}\s*:\s*)forall\s[^,]+,\s*{_IDENT}(\s+[^=<>,]+)+=", re.MULTILINE)
-#: integer division or remainder (nat or Z): `mod`, `/` outside R, `Nat.modulo`, `Z.div`, …
-_DIV_MOD = re.compile(r"\bmod\b|\b(Nat|Z|N)\.(modulo|div|rem|quot)\b")
-#: identifiers a closed computation on numerals may contain (operators, large-numeral encodings)
-_NUMERAL_WORDS = re.compile(r"^(mod|div|Nat|Z|N|Init|of_num_uint|of_num_int|Number|UIntDecimal|IntDecimal|Decimal|"
-                            r"D\d|Nil|Pos|Neg|modulo|add|mul|sub|pow|gcd|lcm|fact|eqb|leb|ltb)$")
-
 
 @dataclass(frozen=True)
 class GoalFacts:
@@ -45,9 +39,7 @@ class GoalFacts:
       even_powers:    (variable, exponent) for every `v ^ p` with p even and ≥ 4.
       disjunctions:   hypotheses whose type is a disjunction (names usable by `destruct`).
       uses_rabs:      Rabs occurs.
-      closed:         no variable and no hypothesis: a computation on numerals.
       function_equations: a hypothesis or premise `forall x, f x = …` gives a function by its values.
-      div_mod:        integer division or remainder occurs (`mod`, `Nat.div`, `Z.modulo`, …).
     """
 
     reals: tuple[str, ...]
@@ -55,9 +47,7 @@ class GoalFacts:
     even_powers: tuple[tuple[str, int], ...]
     disjunctions: tuple[str, ...]
     uses_rabs: bool
-    closed: bool
-    function_equations: bool = False
-    div_mod: bool = False
+    function_equations: bool
 
 
 def hypotheses(goal_text: str) -> list[tuple[str, str]]:
@@ -101,12 +91,6 @@ def leading_binders(target: str) -> list[tuple[str, str]]:
         rest = rest.strip()
 
 
-def is_numeral_computation(target: str) -> bool:
-    """True when the target mentions no variable: numerals, arithmetic and comparison only."""
-    words = re.findall(r"[A-Za-z_][\w']*", target)  # dotted names by component
-    return bool(re.search(r"\d", target)) and all(_NUMERAL_WORDS.match(word) for word in words)
-
-
 def _split_binders(text: str) -> tuple[str, bool, str]:
     """Split `binders, body` at the first comma outside parentheses."""
     depth = 0
@@ -137,7 +121,5 @@ def goal_facts(goal_text: str) -> GoalFacts:
         even_powers=powers,
         disjunctions=disjunctions,
         uses_rabs="Rabs" in goal_text,
-        closed=not context and not typed and is_numeral_computation(target),
         function_equations=bool(_FUNCTION_EQUATION.search(goal_text)),
-        div_mod=bool(_DIV_MOD.search(goal_text)) or (not re.search(r"\bR\b", goal_text) and " / " in goal_text),
     )

@@ -7,7 +7,7 @@ import pytest
 from lean_interface.coq.guard import normalise_tactic
 from search.automation import FAMILIES, family_of, family_tactics, square_hints
 from search.fixed_evaluator import FixedTacticEvaluator
-from search.goal_facts import goal_facts, is_numeral_computation, leading_binders
+from search.goal_facts import goal_facts, leading_binders
 
 AIME = ("⊢ forall x y z w : R, x ^ 2 / (2 ^ 2 - 1) + y ^ 4 = 1 -> x ^ 2 + y ^ 2 = 36")
 CONTEXT = "a, b : R\nh0 : 0 < a /\\ 0 < b\nh1 : a = 1 \\/ b = 2\n⊢ Rabs (a - b) <= 2"
@@ -22,18 +22,10 @@ def test_leading_binders_in_both_printed_forms() -> None:
 
 def test_goal_facts_read_variables_powers_disjunctions_and_rabs() -> None:
     facts = goal_facts(AIME)
-    assert facts.reals == ("x", "y", "z", "w") and facts.has_real and not facts.closed
+    assert facts.reals == ("x", "y", "z", "w") and facts.has_real and not facts.function_equations
     assert facts.even_powers == (("y", 4),)
     context = goal_facts(CONTEXT)
     assert context.reals == ("a", "b") and context.disjunctions == ("h1",) and context.uses_rabs
-
-
-def test_closed_computations_are_told_from_goals_with_variables() -> None:
-    assert goal_facts("⊢ (19 ^ 19 + 99 ^ 99) mod 10 = 8").closed
-    assert is_numeral_computation("Init.Nat.of_num_uint (Number.UIntDecimal (Decimal.D1 Decimal.Nil)) mod 7 = 3")
-    assert not goal_facts("⊢ forall n : nat, n mod 2 = 0").closed
-    assert not goal_facts("n : nat\n⊢ n mod 2 = 0").closed
-    assert not is_numeral_computation("f 3 = 2")
 
 
 def test_square_hints_use_the_goals_own_variables() -> None:
@@ -50,23 +42,17 @@ def test_family_tactics_are_canonical_limited_and_labelled() -> None:
         assert normalise_tactic(tactic) == tactic and tactic.startswith("timeout ")
         assert family_of(tactic) == family, tactic
     families = {family for _, family in generated}
-    assert {"hints", "psatz", "cases"} <= families and "integer" not in families
-    integer = family_tactics("⊢ (2 ^ 8) mod 5 = 1")
-    assert {family for _, family in integer} == {"modular", "integer", "psatz"}
-    assert any("Nat2N.inj" in tactic for tactic, _ in integer)
-    assert any("Z.div_mod_to_equations; lia" in tactic for tactic, family in integer if family == "modular")
+    assert {"hints", "psatz", "cases"} <= families and "rewrite" not in families
+    assert {family for _, family in family_tactics("⊢ (2 ^ 8) mod 5 = 1")} == {"psatz"}  # lia's own business
 
 
-def test_function_equations_and_remainders_get_their_families() -> None:
+def test_function_equations_get_the_rewrite_family() -> None:
     linear = "⊢ forall (a b : R) (f : R -> R), (forall x, f x = a * x + b) -> f 6 - f 2 = 12 -> f 12 - f 2 = 30"
-    assert goal_facts(linear).function_equations and not goal_facts(linear).div_mod
+    assert goal_facts(linear).function_equations
     rewrite = [t for t, family in family_tactics(linear) if family == "rewrite"]
     assert len(rewrite) == 3 and all("progress rewrite ?H in *" in t for t in rewrite)
-    assert "modular" not in {family for _, family in family_tactics(linear)}
     remainder = "⊢ forall n : nat, n mod 7 = 3 -> (2 * n + 1) mod 7 = 0"
-    facts = goal_facts(remainder)
-    assert facts.div_mod and not facts.function_equations  # the statement's own forall is not a function's values
-    assert {family for _, family in family_tactics(remainder)} >= {"modular"}
+    assert not goal_facts(remainder).function_equations  # the statement's own forall is not a function's values
     conditional = "x : R\nh0 : forall x : R, x < 0 -> f x = 1\n⊢ f (-1) = 1"
     assert not goal_facts(conditional).function_equations  # rewriting it would leave side goals
 
@@ -82,7 +68,6 @@ def test_case_splits_follow_rabs_and_disjunctions() -> None:
     ("lia.", "decide"), ("intros; field_simplify; lra.", "decide"), ("intros n.", "tactic"),
     ("rewrite H.", "tactic"), ("timeout 3 (intros; psatz R 2).", "psatz"),
     ("intros; pose proof (pow2_ge_0 (x - y)); nra.", "hints"), ("destruct h; lra.", "cases"),
-    ("timeout 5 (intros; Coq.micromega.Zify.zify; Coq.omega.PreOmega.Z.div_mod_to_equations; lia).", "modular"),
     ("timeout 3 (intros; repeat match goal with H : forall _, _ = _ |- _ => progress rewrite ?H in * end; lra).",
      "rewrite"),
 ])
@@ -94,4 +79,4 @@ def test_the_fixed_evaluator_offers_every_family_in_canonical_form() -> None:
     tactics = FixedTacticEvaluator().tactics_for(AIME)
     assert all(normalise_tactic(t) == t for t in tactics)
     offered = {family_of(t) for t in tactics}
-    assert {family.name for family in FAMILIES if family.name not in ("integer", "modular", "rewrite")} <= offered
+    assert {family.name for family in FAMILIES if family.name != "rewrite"} <= offered

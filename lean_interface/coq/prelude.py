@@ -15,11 +15,9 @@ The modules, each for the tactics it provides:
   Coq.micromega.Psatz    nra, psatz          nonlinear real arithmetic (Positivstellensatz)
   Coq.setoid_ring.Ring   ring, ring_simplify commutative ring normalisation
   Coq.setoid_ring.Field  field, field_simplify
-  Coq.NArith.NArith      (Required, not imported: no name or notation enters scope) the
-                             Nat2N lemmas the `integer` automation family names by their full
-                             path to move closed nat computations to binary N.
-  Coq.micromega.ZifyNat  (Required, not imported) zify's instances for Nat.div and Nat.modulo,
-                             which the `modular` family needs to move remainders to Z.
+  Coq.micromega.ZifyNat  (Required, not imported: no name or notation enters scope) zify's
+                             instances for Nat.div and Nat.modulo: with them lia and nia turn
+                             remainders and quotients into bounded equations over Z.
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
@@ -31,7 +29,7 @@ so what was searched is what is checked.
 from __future__ import annotations
 
 DEFAULT_PRELUDE = ("Require Import Coq.micromega.Lia Coq.micromega.Lra Coq.micromega.Psatz "
-                   "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.NArith.NArith Coq.micromega.ZifyNat.")
+                   "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.micromega.ZifyNat.")
 
 
 #: the tactics each prelude module provides (the demo uses it to say which came from the prelude)

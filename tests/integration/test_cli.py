@@ -57,6 +57,8 @@ def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
                  ["eval", "minif2f-rocq-valid", "--methods", f"mcts-mixed@{tmp_path / 'nothing'}"],
                  ["train", "sources=[minif2f-rocq-dev]", f"run_dir={tmp_path / 'train'}"],
                  ["train", "actors=-1", f"run_dir={tmp_path / 'train'}"], ["train", "learner.engine=magic"],
+                 ["train", "loop=forever"], ["train", "iteration.problems_per_round=0"],
+                 ["train", f"sources=[factory:{tmp_path / 'no_factory.jsonl'}]", f"run_dir={tmp_path / 'train'}"],
                  ["play", "forall x : nonsense_type, x = x"], ["solve", "True", "--backend", "lean_repl"]):
         done = cli(*args, f"runs_dir={tmp_path}")
         assert done.returncode == 2, (args, done.stderr)
