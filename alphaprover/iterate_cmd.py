@@ -125,13 +125,24 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "
           f"{len(heldout)}; round {driver.state.round} ({driver.state.phase}); learner step {driver.learner.step}, "
           f"weights v{driver.learner.version}; buffer {len(driver.buffer)} records; run dir {run_dir}")
-    bar = tqdm(desc="expert iteration", unit="phase")
+    bar = tqdm(desc="expert iteration", unit="item")
+    proved = {"count": 0}
 
-    def show(round_index: int, phase: str) -> None:
-        bar.set_postfix(round=round_index, phase=phase, buffer=len(driver.buffer), step=driver.learner.step)
-        bar.update(1)
+    def show_phase(round_index: int, phase: str) -> None:
+        bar.reset()
+        proved["count"] = 0
+        bar.set_description(f"round {round_index} {phase}")
+        bar.set_postfix(buffer=len(driver.buffer), step=driver.learner.step, version=driver.learner.version)
 
-    state = driver.run(on_phase=show)
+    def show_progress(kind: str, done: int, total: int, found: bool) -> None:
+        proved["count"] += found
+        bar.total = total
+        bar.n = done
+        bar.set_postfix(proved=proved["count"], buffer=len(driver.buffer), step=driver.learner.step,
+                        version=driver.learner.version)
+
+    driver.on_progress = show_progress
+    state = driver.run(on_phase=show_phase)
     bar.close()
     writer.close()
     curve = run_dir / "curve.tsv"

@@ -155,7 +155,9 @@ class ExpertIteration:
         self.topk_scorer = topk_scorer
         self.heldout_slice = spread(sorted(self.heldout), cfg.heldout_problems)
         self.started = time.monotonic()
-        self.round_started = time.monotonic()
+        #: progress display: (phase kind, done, total, proved) after each stored attempt and
+        #: (learn, steps done, steps of the phase, False) after each learner step
+        self.on_progress: Callable[[str, int, int, bool], None] | None = None
 
     # ---- files ----------------------------------------------------------------------------------------
     def round_dir(self, round_index: int) -> Path:
@@ -247,6 +249,9 @@ class ExpertIteration:
                             len(self.buffer), self.cfg.min_buffer_records)
                 break
             step_losses = self.learner.train_batch(self.sampler.sample(self.cfg.learner.batch_size))
+            if self.on_progress is not None:
+                steps = self.cfg.learner_steps_per_round
+                self.on_progress(LEARN, steps - (self.state.learn_until - self.learner.step), steps, False)
             if self.writer is not None:
                 for name, value in step_losses.items():
                     self.writer.add_scalar(f"learner/{name}", value, self.learner.step)
@@ -264,6 +269,7 @@ class ExpertIteration:
         retries: dict[str, int] = {}
         in_flight = 0
         finished = True
+        stored = 0
         try:
             while queue or in_flight:
                 while queue and pool.idle() > 0 and time.monotonic() < deadline:
@@ -280,6 +286,9 @@ class ExpertIteration:
                             queue.append(attempt)
                         continue
                     store(episode)
+                    stored += 1
+                    if self.on_progress is not None:
+                        self.on_progress(kind, stored, len(attempts), episode.proved)
         finally:
             pool.close()
         return finished and all(count <= 2 for count in retries.values())

@@ -103,11 +103,15 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
         return ReplayPool(proved, asked, kind)
 
     driver = ExpertIteration(cfg, train, heldout, [], make_pool)
+    progress: list[tuple[str, int, int, bool]] = []
+    driver.on_progress = lambda *event: progress.append(event)
     phases: list[tuple[int, str]] = []
     state = driver.run(on_phase=lambda r, p: phases.append((r, p)))
     assert phases == [(0, "reference"), (0, "evaluate"), (0, "search"), (0, "learn"), (1, "evaluate"), (1, "search"), (1, "learn"),
                       (2, "evaluate")]
     assert (state.round, state.phase) == (2, "evaluate")
+    assert ("search", 3, 3) in [e[:3] for e in progress] and ("learn", 2, 2, False) in progress
+    assert [e for e in progress if e[0] == "reference"] == [("reference", 1, 2, True), ("reference", 2, 2, False)]
     searched = [p for kind, p in asked if kind == "search"]
     assert len(searched) == 6 and len(set(searched)) == 6  # round 1 takes the problems round 0 did not
     assert all(kind in ("heldout", "reference") for kind, p in asked if p.startswith("heldout/"))
