@@ -365,7 +365,11 @@ class ExpertIteration:
             self.writer.flush()
 
     def _finish_round(self, round_index: int) -> None:
-        evaluation = self.evaluation_summary(round_index)
+        # the evaluation as measured at the round's start, with the round's own weights (the
+        # learner has moved on since: recomputing now would score round r's goals with version r+1)
+        stored = self.round_dir(round_index) / "heldout.summary.json"
+        evaluation = json.loads(stored.read_text(encoding="utf-8")) if stored.is_file() \
+            else self.evaluation_summary(round_index)
         rows = read_rows(self.round_dir(round_index) / "search.jsonl")
         _, proved_total = self.attempts_so_far()
         losses = self._recent_losses()

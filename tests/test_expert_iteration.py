@@ -120,6 +120,8 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     assert driver.frequent_tactics() == ["reflexivity."]
     assert driver.learner.step == 4 and driver.learner.version == 2
     rows = (tmp_path / "run" / "curve.tsv").read_text().splitlines()
+    frequent = rows[0].split("\t").index("frequent8_top8")
+    assert [r.split("\t")[frequent] for r in rows[1:]] == ["nan", "1.0"]  # each round as evaluated: empty buffer at 0
     assert rows[0].startswith("round\t") and [r.split("\t")[0] for r in rows[1:]] == ["0", "1"]
     summary = json.loads((tmp_path / "run" / "rounds" / "r002" / "heldout.summary.json").read_text())
     assert summary["heldout_proved"] == 1 and summary["frequent8_top8"] == 1.0
