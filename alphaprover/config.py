@@ -46,12 +46,11 @@ def register_defaults() -> None:
     from selfplay.actor import ActorConfig
 
     defaults = asdict(SelfPlayConfig(run_dir="???", checkpoint="???"))
-    from selfplay.expert_iteration import ExpertIterationConfig
+    from selfplay.expert_iteration import SHARED_KEYS, ExpertIterationConfig
 
     defaults.update(learner=asdict(LearnerConfig()), matchmaker=asdict(MatchmakerConfig()), actor=asdict(ActorConfig()))
-    shared = ("run_dir", "checkpoint", "seed", "resume", "max_minutes", "learner")  # top-level keys of train.yaml
     defaults["iteration"] = {key: value for key, value in asdict(ExpertIterationConfig(run_dir="", checkpoint="")).items()
-                             if key not in shared}
+                             if key not in SHARED_KEYS}
     store.store(name="selfplay_defaults", node=defaults)
     pretrain = asdict(PretrainConfig(train_file="???", valid_file="???", out_dir="???"))
     pretrain["model"] = asdict(ProverModelConfig())

@@ -28,12 +28,16 @@ DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
 
 def iteration_settings(plain: dict) -> dict:
     """The ExpertIterationConfig fields of a composed train config (top-level shared keys + `iteration`)."""
-    shared = {key: plain[key] for key in ("run_dir", "checkpoint", "seed", "resume", "max_minutes", "learner")}
-    return {**shared, **dict(plain.get("iteration") or {})}
+    from selfplay.expert_iteration import SHARED_KEYS
+
+    return {**{key: plain[key] for key in SHARED_KEYS}, **dict(plain.get("iteration") or {})}
 
 
 def factory_files(specs: list[str]) -> list[Path]:
-    return [Path(spec.split(":", 2)[1]) for spec in specs if spec.startswith("factory:")]
+    """The files of the `factory:` sources among `specs` (parsed as the sources module parses them)."""
+    from selfplay.sources import parse_spec
+
+    return [Path(spec.target) for spec in map(parse_spec, specs) if spec.kind == "factory"]
 
 
 def ensure_factory(files: list[Path]) -> None:
@@ -82,8 +86,6 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     files = factory_files(specs)
     if not files:
         raise UsageError("loop=expert_iteration needs a factory:<jsonl> source (its held-out items are the curve)")
-    if any(spec.startswith("minif2f-rocq-dev") for spec in specs):
-        raise UsageError("the dev subset is for measuring only: it cannot be a training source")
     ensure_factory(files)
     train = load_sources(specs)
     heldout = heldout_problems(files)

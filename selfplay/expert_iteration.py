@@ -49,7 +49,7 @@ from search.config import reject_unknown_keys
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, TrainingRecord
-from selfplay.learner import Learner, LearnerConfig
+from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
@@ -62,6 +62,9 @@ CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempte
                  "reference_top8", "frequent8_top8",
                  "search_attempted", "search_proved", "train_proved_total", "learner_step", "policy_loss",
                  "value_loss", "minutes")
+#: train.yaml keys at the top level that ExpertIterationConfig shares with the selfplay loop; the
+#: rest of its fields live under `iteration:`
+SHARED_KEYS = ("run_dir", "checkpoint", "seed", "resume", "max_minutes", "learner")
 #: goals per held-out search kept for the value AUC (proved and unproved alike)
 AUC_GOALS_PER_PROBLEM = 24
 
@@ -116,7 +119,7 @@ class IterationState:
         return cls(int(data["round"]), str(data["phase"]), int(data.get("learn_until", -1)))
 
     def save(self, path: Path) -> None:
-        _write_atomic(path, json.dumps({"round": self.round, "phase": self.phase, "learn_until": self.learn_until}))
+        write_atomic(path, json.dumps({"round": self.round, "phase": self.phase, "learn_until": self.learn_until}))
 
 
 #: ("search" | "heldout", the problem ids it will be asked about) → a pool of actors for that job
@@ -182,8 +185,7 @@ class ExpertIteration:
         random.Random(f"{self.cfg.seed}/{round_index}").shuffle(candidates)
         candidates.sort(key=lambda p: attempts.get(p, 0))
         done_now = {row["problem"] for row in read_rows(self.round_dir(round_index) / "search.jsonl")}
-        chosen = [p for p in candidates if p not in done_now][: max(0, self.cfg.problems_per_round - len(done_now))]
-        return chosen
+        return [p for p in candidates if p not in done_now][: max(0, self.cfg.problems_per_round - len(done_now))]
 
     # ---- phases -------------------------------------------------------------------------------------
     def evaluate(self, round_index: int, deadline: float) -> bool:
@@ -356,7 +358,7 @@ class ExpertIteration:
 
     def _log_evaluation(self, round_index: int) -> None:
         summary = self.evaluation_summary(round_index)
-        _write_atomic(self.round_dir(round_index) / "heldout.summary.json", json.dumps(summary))
+        write_atomic(self.round_dir(round_index) / "heldout.summary.json", json.dumps(summary))
         if self.writer is not None:
             self.writer.add_scalar("curve/heldout_rate", summary["heldout_rate"], round_index)
             for name in ("value_auc", "reference_top8", "frequent8_top8"):
@@ -365,11 +367,9 @@ class ExpertIteration:
             self.writer.flush()
 
     def _finish_round(self, round_index: int) -> None:
-        # the evaluation as measured at the round's start, with the round's own weights (the
-        # learner has moved on since: recomputing now would score round r's goals with version r+1)
-        stored = self.round_dir(round_index) / "heldout.summary.json"
-        evaluation = json.loads(stored.read_text(encoding="utf-8")) if stored.is_file() \
-            else self.evaluation_summary(round_index)
+        # the evaluation as measured at the round's start (written before the round moved on), with the
+        # round's own weights: recomputing now would score round r's goals with version r + 1
+        evaluation = json.loads((self.round_dir(round_index) / "heldout.summary.json").read_text(encoding="utf-8"))
         rows = read_rows(self.round_dir(round_index) / "search.jsonl")
         _, proved_total = self.attempts_so_far()
         losses = self._recent_losses()
@@ -460,13 +460,6 @@ def append_row(path: Path, row: dict) -> None:
         handle.write(("\n" if torn else "") + json.dumps(row) + "\n")
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 __all__ = ["CURVE_COLUMNS", "ExpertIteration", "ExpertIterationConfig", "IterationState", "auc", "read_rows",

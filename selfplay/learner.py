@@ -158,7 +158,7 @@ class Learner:
             from networks.engine import converted_model
 
             converted_model(target, self.config.quantization)
-        _write_atomic(self.weights_dir / "LATEST", json.dumps({"version": version, "path": target.name}))
+        write_atomic(self.weights_dir / "LATEST", json.dumps({"version": version, "path": target.name}))
         self.version = version
         self.save()
         return version, target
@@ -186,7 +186,8 @@ def latest_weights(weights_dir: str | Path) -> tuple[int, Path] | None:
     return int(data["version"]), path / str(data["path"])
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to a sibling, fsync it and rename it over `path`: readers see old or new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:

@@ -86,7 +86,7 @@ class ReplayPool:
         return done
 
     def close(self) -> None:
-        pass
+        """Nothing to release: no processes behind it."""
 
 
 def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Path) -> None:
