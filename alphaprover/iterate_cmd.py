@@ -98,11 +98,12 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     from torch.utils.tensorboard import SummaryWriter
 
     def make_pool(kind: str, problem_ids: list[str]):
-        chosen = {"search": mode, "heldout": heldout_mode, "reference": ActionMode.FIXED}[kind]
+        chosen = {"search": mode, "search-policy": heldout_mode, "heldout": heldout_mode,
+                  "reference": ActionMode.FIXED}[kind]
         evaluator = EvaluatorRecipe(chosen.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
                                     int(plain["threads"]), plain.get("engine"))
         # search proofs become training data, reference proofs the exact-match references: both pruned
-        actor = {**(plain.get("actor") or {}), "prune_proofs": kind in ("search", "reference")}
+        actor = {**(plain.get("actor") or {}), "prune_proofs": kind in ("search", "search-policy", "reference")}
         problems = tuple(by_id[p] for p in problem_ids)
         search = {**plain, "method": "mcts"}
 

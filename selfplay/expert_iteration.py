@@ -13,9 +13,13 @@ Round r (weights version r; version 0 is the starting checkpoint):
                head's AUC on the goals those searches proved vs. searched without a proof.
   2. search    `problems_per_round` train problems not proved yet, fewest attempts first (what
                the matchmaker calls untried, then undecided: the hardest problems still likely
-               solvable), with the current weights and the search's action set (`mixed`); each
-               proof pruned (`selfplay.prune`) before it becomes policy targets → the replay
-               buffer and `rounds/r003/search.jsonl`.
+               solvable), with the current weights; a `policy_search_share` of them (drawn per
+               (round, problem)) with the policy alone (the evaluation's action set), the rest
+               with the search's action set (`mixed`). Each proof is pruned (`selfplay.prune`)
+               before it becomes policy targets → the replay buffer and `rounds/r003/search.jsonl`.
+               The policy-alone share is what makes the value head's targets mean what the
+               curve measures: under `mixed` the automation closes nearly every train problem,
+               so "unproved" targets would be rare and say nothing about the policy's reach.
   3. learn     `learner_steps_per_round` learner steps on replay + supervised batches, continuing
                the learner's own state; then publish → version r + 1.
 
@@ -57,6 +61,8 @@ from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 log = logging.getLogger(__name__)
 
 REFERENCE, EVALUATE, SEARCH, LEARN = "reference", "evaluate", "search", "learn"
+#: the pool kind of the search phase's policy-alone share
+SEARCH_POLICY = "search-policy"
 #: columns of curve.tsv, in order
 CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
                  "reference_top8", "frequent8_top8",
@@ -83,6 +89,7 @@ class ExpertIterationConfig:
     heldout_seconds: float = 30.0
     heldout_simulations: int = 32
     learner_steps_per_round: int = 300
+    policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
     min_buffer_records: int = 16
     buffer_capacity: int = 200_000
     max_minutes: float = 0.0             # this session's limit; 0 = none
@@ -100,6 +107,8 @@ class ExpertIterationConfig:
             raise ValueError("rounds must be >= 0, problems_per_round and heldout_problems >= 1")
         if config.learner_steps_per_round < 0 or config.search_simulations < 1 or config.heldout_simulations < 1:
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
+        if not 0.0 <= config.policy_search_share <= 1.0:
+            raise ValueError("policy_search_share must be in [0, 1]")
         return config
 
 
@@ -122,7 +131,9 @@ class IterationState:
         write_atomic(path, json.dumps({"round": self.round, "phase": self.phase, "learn_until": self.learn_until}))
 
 
-#: ("search" | "heldout", the problem ids it will be asked about) → a pool of actors for that job
+#: (pool kind, the problem ids it will be asked about) → a pool of actors for that job; the kinds are
+#: "reference" (automation alone), "heldout" and "search-policy" (the held-out action set, i.e. the
+#: policy alone by default) and "search" (the search's action set)
 PoolFactory = Callable[[str, list[str]], ActorPool]
 
 
@@ -224,21 +235,37 @@ class ExpertIteration:
         counts = Counter(r.tactic for e in self.buffer.episodes_iter() for r in e.records if r.tactic)
         return [tactic for tactic, _ in counts.most_common(count)]
 
+    def searched_by_policy(self, round_index: int, problem: str) -> bool:
+        """Whether `problem` is searched with the policy alone in round `round_index`: a draw from
+        (seed, round, problem), so a resumed round splits its batch the same way."""
+        draw = random.Random(f"{self.cfg.seed}/{round_index}/{problem}").random()
+        return draw < self.cfg.policy_search_share
+
     def search(self, round_index: int, deadline: float) -> bool:
-        """This round's train problems; proofs (pruned by the actors) into the buffer."""
+        """This round's train problems, the policy-alone share first; proofs (pruned by the
+        actors) into the buffer."""
         path = self.round_dir(round_index) / "search.jsonl"
-        attempts = [Attempt(p, False, self.cfg.search_seconds, self.cfg.search_simulations)
-                    for p in self.search_batch(round_index)]
+        batch = self.search_batch(round_index)
+        by_policy = [p for p in batch if self.searched_by_policy(round_index, p)]
+        by_search = [p for p in batch if not self.searched_by_policy(round_index, p)]
 
-        def store(episode: Episode) -> None:
-            self.buffer.add(episode)   # first the buffer (fsynced), then the row that marks it done
-            append_row(path, {"problem": episode.problem, "proved": episode.proved, "outcome": episode.outcome.value,
-                              "seconds": round(episode.seconds, 3), "records": len(episode.records),
-                              "weights_version": episode.weights_version, "proof": episode.proof})
-            if self.writer is not None:
-                self.writer.add_scalar("search/buffer_records", len(self.buffer), self.buffer.episodes)
+        def store_as(actions: str) -> Callable[[Episode], None]:
+            def store(episode: Episode) -> None:
+                self.buffer.add(episode)   # first the buffer (fsynced), then the row that marks it done
+                append_row(path, {"problem": episode.problem, "proved": episode.proved,
+                                  "outcome": episode.outcome.value, "actions": actions,
+                                  "seconds": round(episode.seconds, 3), "records": len(episode.records),
+                                  "weights_version": episode.weights_version, "proof": episode.proof})
+                if self.writer is not None:
+                    self.writer.add_scalar("search/buffer_records", len(self.buffer), self.buffer.episodes)
+            return store
 
-        return self._run_attempts("search", attempts, store, deadline)
+        def attempts(problems: list[str]) -> list[Attempt]:
+            return [Attempt(p, False, self.cfg.search_seconds, self.cfg.search_simulations) for p in problems]
+
+        if not self._run_attempts(SEARCH_POLICY, attempts(by_policy), store_as("policy"), deadline):
+            return False
+        return self._run_attempts(SEARCH, attempts(by_search), store_as("search"), deadline)
 
     def learn(self, deadline: float) -> bool:
         """Learner steps up to `state.learn_until`; True once there (then publish)."""
@@ -388,6 +415,10 @@ class ExpertIteration:
             self.writer.add_scalar("curve/search_proof_rate", row["search_proved"] / max(1, row["search_attempted"]),
                                    round_index)
             self.writer.add_scalar("curve/train_proved_total", row["train_proved_total"], round_index)
+            by_policy = [r for r in rows if r.get("actions") == "policy"]
+            if by_policy:
+                self.writer.add_scalar("curve/search_policy_proof_rate",
+                                       sum(1 for r in by_policy if r["proved"]) / len(by_policy), round_index)
             self.writer.flush()
 
     def _recent_losses(self) -> dict[str, float]:

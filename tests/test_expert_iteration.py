@@ -96,7 +96,7 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     proved = {"factory/t1", "factory/t4", "heldout/h0"}
     cfg = ExpertIterationConfig.from_dict({
         "run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "rounds": 2, "problems_per_round": 3,
-        "heldout_problems": 2, "learner_steps_per_round": 2, "min_buffer_records": 1,
+        "heldout_problems": 2, "learner_steps_per_round": 2, "min_buffer_records": 1, "policy_search_share": 0.0,
         "learner": {"batch_size": 2, "quantization": "", "checkpoint_every": 1}})
 
     def make_pool(kind: str, ids: list[str]) -> ReplayPool:
@@ -131,6 +131,36 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     again = ExpertIteration(cfg, train, heldout, [], make_pool)
     again.run()
     assert asked == [] and again.learner.step == 4
+
+
+def test_a_share_of_the_search_goes_to_the_policy_alone_and_a_resumed_round_splits_the_same(tmp_path: Path) -> None:
+    train = [problem(f"t{i:02d}") for i in range(40)]
+    asked: list[tuple[str, str]] = []
+    cfg = ExpertIterationConfig.from_dict({
+        "run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "problems_per_round": 40,
+        "heldout_problems": 1, "policy_search_share": 0.5, "learner": {"quantization": ""}})
+    driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [],
+                             lambda kind, ids: ReplayPool({"factory/t03"}, asked, kind))
+    assert driver.search(0, deadline=float("inf"))
+    by_kind = {kind: {p for k, p in asked if k == kind} for kind in ("search", "search-policy")}
+    assert by_kind["search"] and by_kind["search-policy"]  # both halves non-empty at 40 problems
+    assert not by_kind["search"] & by_kind["search-policy"]
+    assert by_kind["search"] | by_kind["search-policy"] == {p.id for p in train}
+    assert all(driver.searched_by_policy(0, p) for p in by_kind["search-policy"])
+    assert all(not driver.searched_by_policy(0, p) for p in by_kind["search"])
+    rows = read_rows(tmp_path / "run" / "rounds" / "r000" / "search.jsonl")
+    assert {r["problem"]: r["actions"] for r in rows} == {
+        **{p: "policy" for p in by_kind["search-policy"]}, **{p: "search" for p in by_kind["search"]}}
+    again = ExpertIteration(cfg, train, [problem("h0", "heldout")], [], lambda kind, ids: None)
+    assert [again.searched_by_policy(0, p.id) for p in train] == [driver.searched_by_policy(0, p.id) for p in train]
+    assert [driver.searched_by_policy(1, p.id) for p in train] != [driver.searched_by_policy(0, p.id) for p in train]
+    for share, expected in ((0.0, False), (1.0, True)):
+        fixed = ExpertIterationConfig.from_dict({"run_dir": str(tmp_path / f"s{share}"), "checkpoint": str(CHECKPOINT),
+                                                 "policy_search_share": share, "learner": {"quantization": ""}})
+        split = ExpertIteration(fixed, train, [], [], lambda kind, ids: None)
+        assert {split.searched_by_policy(0, p.id) for p in train} == {expected}
+    with pytest.raises(ValueError, match="policy_search_share"):
+        ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "policy_search_share": 1.5})
 
 
 def test_heldout_and_train_may_not_overlap(tmp_path: Path) -> None:
