@@ -48,12 +48,9 @@ MAX_HINT_VARIABLES = 4
 #: Rle_dec case splits are offered for at most this many pairs of real variables
 MAX_CASE_PAIRS = 3
 
-#: rewrite with every `forall x, f x = …` (one or two binders) hypothesis until none applies
-_REWRITE_FUNCTIONS = ("repeat match goal with H : forall _, _ = _ |- _ => progress rewrite ?H in * "
-                      "| H : forall _ _, _ = _ |- _ => progress rewrite ?H in * end")
-_NAT_TO_N = ("apply Coq.NArith.Nnat.Nat2N.inj; rewrite ?Coq.NArith.Nnat.Nat2N.inj_mod, "
-             "?Coq.NArith.Nnat.Nat2N.inj_div, ?Coq.NArith.Nnat.Nat2N.inj_add, ?Coq.NArith.Nnat.Nat2N.inj_mul, "
-             "?Coq.NArith.Nnat.Nat2N.inj_sub, ?Coq.NArith.Nnat.Nat2N.inj_pow; reflexivity")
+#: rewrite with every `forall x, f x = …` (one or two binders) hypothesis until none applies: an Ltac
+#: of the tactic prelude (`lean_interface.coq.prelude.REWRITE_FUNCTIONS_LTAC`), a name the policy can emit
+_REWRITE_FUNCTIONS = "rewrite_functions"
 
 
 @dataclass(frozen=True)
@@ -153,7 +150,7 @@ def family_tactics(goal_text: str, families: tuple[Family, ...] = FAMILIES) -> l
 _FAMILY_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("hints", re.compile(r"\bpow2_ge_0\b")),
     ("psatz", re.compile(r"\bpsatz\b")),
-    ("rewrite", re.compile(r"\bprogress rewrite \?H in \*")),
+    ("rewrite", re.compile(r"\bprogress rewrite \?H in \*|\brewrite_functions\b")),
     ("cases", re.compile(r"\bsplit_Rabs\b|\bRle_dec\b|\bdestruct\b.*;\s*(lra|lia|nra|nia)")),
     ("decide", re.compile(r"\b(lia|nia|lra|nra|field|ring|ring_simplify|field_simplify|reflexivity|tauto|"
                           r"intuition|firstorder|congruence|easy|auto|trivial|discriminate)\b")),

@@ -50,7 +50,7 @@ def test_function_equations_get_the_rewrite_family() -> None:
     linear = "⊢ forall (a b : R) (f : R -> R), (forall x, f x = a * x + b) -> f 6 - f 2 = 12 -> f 12 - f 2 = 30"
     assert goal_facts(linear).function_equations
     rewrite = [t for t, family in family_tactics(linear) if family == "rewrite"]
-    assert len(rewrite) == 3 and all("progress rewrite ?H in *" in t for t in rewrite)
+    assert len(rewrite) == 3 and all("intros; rewrite_functions; " in t for t in rewrite)
     remainder = "⊢ forall n : nat, n mod 7 = 3 -> (2 * n + 1) mod 7 = 0"
     assert not goal_facts(remainder).function_equations  # the statement's own forall is not a function's values
     conditional = "x : R\nh0 : forall x : R, x < 0 -> f x = 1\n⊢ f (-1) = 1"
@@ -70,6 +70,7 @@ def test_case_splits_follow_rabs_and_disjunctions() -> None:
     ("intros; pose proof (pow2_ge_0 (x - y)); nra.", "hints"), ("destruct h; lra.", "cases"),
     ("timeout 3 (intros; repeat match goal with H : forall _, _ = _ |- _ => progress rewrite ?H in * end; lra).",
      "rewrite"),
+    ("timeout 1 (intros; rewrite_functions; lra).", "rewrite"),
 ])
 def test_family_of_any_tactic(tactic: str, family: str) -> None:
     assert family_of(tactic) == family

@@ -18,6 +18,10 @@ The modules, each for the tactics it provides:
   Coq.micromega.ZifyNat  (Required, not imported: no name or notation enters scope) zify's
                              instances for Nat.div and Nat.modulo: with them lia and nia turn
                              remainders and quotients into bounded equations over Z.
+  Ltac rewrite_functions     the `rewrite` family's loop (every `forall x, f x = …` hypothesis
+                             rewritten everywhere until none applies) under a name short enough
+                             for the policy to propose; an Ltac definition adds no axiom and no
+                             term, and a header's own definition of the name would shadow it.
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
@@ -28,8 +32,15 @@ so what was searched is what is checked.
 
 from __future__ import annotations
 
+#: the `rewrite` automation family's loop under a short name (`search/automation.py`): spelled out it
+#: is ~60 tokens, past the decoder's 48-token limit, so the policy could never learn to propose it
+REWRITE_FUNCTIONS_LTAC = ("Ltac rewrite_functions := repeat match goal with "
+                          "H : forall _, _ = _ |- _ => progress rewrite ?H in * "
+                          "| H : forall _ _, _ = _ |- _ => progress rewrite ?H in * end.")
+
 DEFAULT_PRELUDE = ("Require Import Coq.micromega.Lia Coq.micromega.Lra Coq.micromega.Psatz "
-                   "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.micromega.ZifyNat.")
+                   "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.micromega.ZifyNat.\n"
+                   + REWRITE_FUNCTIONS_LTAC)
 
 
 #: the tactics each prelude module provides (the demo uses it to say which came from the prelude)
