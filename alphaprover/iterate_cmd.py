@@ -17,7 +17,7 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint
+from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint, sampling_temperatures
 from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from search.action_set import ActionMode
 from selfplay.actor import ActorConfig, SourceProblem
@@ -81,6 +81,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     if int(plain["actors"]) < 0:
         raise UsageError("bad train config: actors must be >= 0")
     build_settings({**plain, "method": "mcts"})
+    sampling_temperatures(plain)
     mode = action_mode(plain)
     specs = [str(spec) for spec in plain["sources"]]
     files = factory_files(specs)
@@ -100,8 +101,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     def make_pool(kind: str, problem_ids: list[str]):
         chosen = {"search": mode, "search-policy": heldout_mode, "heldout": heldout_mode,
                   "reference": ActionMode.FIXED}[kind]
-        evaluator = EvaluatorRecipe(chosen.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
-                                    int(plain["threads"]), plain.get("engine"))
+        evaluator = EvaluatorRecipe.from_config(chosen.value, plain)
         # search proofs become training data, reference proofs the exact-match references: both pruned
         actor = {**(plain.get("actor") or {}), "prune_proofs": kind in ("search", "search-policy", "reference")}
         problems = tuple(by_id[p] for p in problem_ids)

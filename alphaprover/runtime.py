@@ -62,6 +62,19 @@ def action_mode(cfg: dict[str, Any]) -> ActionMode:
         raise UsageError(str(error)) from None
 
 
+def sampling_temperatures(cfg: dict[str, Any]) -> tuple[float, float]:
+    """(`temperature`, `temperature_step`) of a config: round r of a goal samples at
+    temperature · (1 + temperature_step · r) (`networks.evaluator`); a one-line UsageError when
+    they are not numbers, the temperature is not positive or the step is negative."""
+    try:
+        temperature, step = float(cfg.get("temperature", 1.0)), float(cfg.get("temperature_step", 0.0))
+    except (TypeError, ValueError):
+        raise UsageError("temperature and temperature_step must be numbers") from None
+    if temperature <= 0 or step < 0:
+        raise UsageError(f"temperature must be > 0 and temperature_step >= 0 (got {temperature}, {step})")
+    return temperature, step
+
+
 def build_evaluator(cfg: dict[str, Any], method: Method,
                     mode: ActionMode | None = None) -> tuple[Evaluator | None, str]:
     """The evaluator for `method` under action mode `mode` (default: the config's), with the
@@ -79,9 +92,11 @@ def build_evaluator(cfg: dict[str, Any], method: Method,
         raise UsageError(f"no checkpoint at {checkpoint} (set checkpoint=DIR, or actions=fixed)")
     from networks.evaluator import NetworkEvaluator
 
-    network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=float(cfg["temperature"]),
+    temperature, step = sampling_temperatures(cfg)
+    network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=temperature,
                                                seed=int(cfg["seed"]), threads=int(cfg["threads"]),
-                                               engine=cfg.get("engine"), language=backend_language(cfg["backend"]))
+                                               engine=cfg.get("engine"), language=backend_language(cfg["backend"]),
+                                               temperature_step=step)
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
     return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint}, {network.engine})"
 

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
-                                 vocabulary_for)
+                                 sampling_temperatures, vocabulary_for)
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
 from selfplay.episode import TrainingRecord
@@ -29,7 +29,8 @@ from selfplay.loop import InlineActors, SelfPlay, SelfPlayConfig
 log = logging.getLogger(__name__)
 
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
-CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "threads", "backend",
+CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "temperature_step",
+            "threads", "backend",
              "budget", "mcts", "best_first", "portfolio", "method", "actor", "loop", "iteration", "heldout_actions")
 LOOPS = ("expert_iteration", "selfplay")
 
@@ -78,6 +79,15 @@ class EvaluatorRecipe:
     threads: int
     engine: str | None
     lemma_file: str = ""
+    temperature_step: float = 0.0
+
+    @classmethod
+    def from_config(cls, mode: str, plain: dict, lemma_file: str = "") -> "EvaluatorRecipe":
+        """The recipe a run's config asks for (`temperature`, `temperature_step`, `seed`, `threads`,
+        `engine`, `backend`), with action mode `mode`."""
+        temperature, step = sampling_temperatures(plain)
+        return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
+                   plain.get("engine"), lemma_file, step)
 
     def __call__(self, checkpoint: Path):
         from networks.evaluator import NetworkEvaluator
@@ -89,7 +99,8 @@ class EvaluatorRecipe:
         else:
             network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
                                                        threads=self.threads, engine=self.engine,
-                                                       language=backend_language(self.language_backend))
+                                                       language=backend_language(self.language_backend),
+                                                       temperature_step=self.temperature_step)
             evaluator = action_evaluator(mode, network, vocabulary)
         if self.lemma_file:
             from ttrl.lemmas import LemmaTable, WithLemmas
@@ -154,8 +165,7 @@ def run_selfplay(cfg: DictConfig) -> int:
         selfplay = SelfPlay(settings, problems, supervised, writer=writer)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    evaluator = EvaluatorRecipe(mode.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
-                                int(plain["threads"]), plain.get("engine"))
+    evaluator = EvaluatorRecipe.from_config(mode.value, plain)
     search = {**plain, "method": "mcts"}
 
     def recipe(index: int) -> ActorRecipe:

@@ -150,8 +150,7 @@ def run_ttrl(args: Any, cfg: DictConfig) -> int:
     write_report(run_dir, state)
     supervised = load_supervised(str(plain.get("supervised_file") or ""))
 
-    evaluator = EvaluatorRecipe(mode.value, plain["backend"], float(plain["temperature"]), int(plain["seed"]),
-                                int(plain["threads"]), plain.get("engine"))
+    evaluator = EvaluatorRecipe.from_config(mode.value, plain)
     search = {**plain, "method": "mcts"}
     names = [t.name for t in targets]
     theorems = {t.name: t.theorem for t in targets}

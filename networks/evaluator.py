@@ -16,6 +16,14 @@ one shared encoder pass: the value costs ~15% of sampling K=16, and the shared-e
 uses its own seed; CTranslate2 can only be seeded once per engine, so there later rounds differ
 because its generator has moved on, and a run is reproducible as a whole (same requests in the
 same order) rather than per call.
+
+Round r samples at temperature `temperature · (1 + temperature_step · r)`. Why: a policy trained
+by expert iteration becomes confident, and 16 samples at temperature 1 can be one or two distinct
+tactics; a later round at the same temperature then proposes nothing new, the goal counts as
+exhausted, and the search ends in a second with most of its budget unused (the dev subset's
+`mcts-network` failures with the round-4 weights: 1–2 prover calls, BENCHMARKS.md). Rising
+temperature makes each round reach further down the policy's ranking. Priors are unaffected:
+log-probs are the untempered sums whatever the sampling temperature.
 """
 
 from __future__ import annotations
@@ -46,12 +54,15 @@ class NetworkEvaluator:
 
     def __init__(self, model: ProverModel, tokenizer: ProofTokenizer, temperature: float = 1.0, seed: int = 0,
                  max_batch: int = 32, cache_size: int = 100_000, policy: CT2Policy | None = None,
-                 language: str = "coq") -> None:
+                 language: str = "coq", temperature_step: float = 0.0) -> None:
+        if temperature <= 0 or temperature_step < 0:
+            raise ValueError("temperature must be > 0 and temperature_step >= 0")
         self.model = model
         self.tactic_form = tactic_form(language)
         self.tokenizer = tokenizer
         self.policy = policy
         self.temperature = temperature
+        self.temperature_step = temperature_step
         self.seed = seed
         self.max_batch = max_batch
         self.cache_size = cache_size
@@ -67,7 +78,8 @@ class NetworkEvaluator:
     @classmethod
     def from_checkpoint(cls, directory: str | Path, temperature: float = 1.0, seed: int = 0,
                         threads: int = 0, max_batch: int = 32, engine: str | None = None,
-                        cache_dir: str | Path | None = None, language: str = "coq") -> NetworkEvaluator:
+                        cache_dir: str | Path | None = None, language: str = "coq",
+                        temperature_step: float = 0.0) -> NetworkEvaluator:
         """Load a checkpoint. `engine`: "ct2-float32" (default when ctranslate2 imports, else
         "torch" with a one-line warning), "ct2-int8" or "torch". Float32 is the default because on
         our 7 M-parameter model int8 measured no faster (41.0 vs 41.5 ms/goal at K=16, 6.2× HF
@@ -88,7 +100,7 @@ class NetworkEvaluator:
             policy = CT2Policy.load(directory, engine.removeprefix("ct2-"), threads=threads, seed=seed,
                                     cache_dir=cache_dir)
         return cls(model, tokenizer, temperature=temperature, seed=seed, max_batch=max_batch, policy=policy,
-                   language=language)
+                   language=language, temperature_step=temperature_step)
 
     def cache_key(self, request: EvalRequest) -> CacheKey:
         """Requests with the same goal, round, sample count and set of canonical candidates share an
@@ -117,7 +129,8 @@ class NetworkEvaluator:
             for start in range(0, len(group), self.max_batch):
                 chunk = group[start : start + self.max_batch]
                 seed = self.seed + 1_000_003 * round_ + zlib.crc32("\x00".join(k[0] for k in chunk).encode())
-                out = self._run([k[0] for k in chunk], num_samples, seed, [k[3] for k in chunk])
+                out = self._run([k[0] for k in chunk], num_samples, seed, [k[3] for k in chunk],
+                                self.round_temperature(round_))
                 self.network_calls += 1
                 for key, tactics, value in zip(chunk, out.tactics, out.values):
                     evaluation = Evaluation(tuple(tactics), float(value))
@@ -126,14 +139,18 @@ class NetworkEvaluator:
                         results[index] = evaluation
         return [r for r in results if r is not None]
 
+    def round_temperature(self, round_: int) -> float:
+        """The sampling temperature of progressive-sampling round `round_` (0 = first expansion)."""
+        return self.temperature * (1.0 + self.temperature_step * round_)
+
     def _run(self, goals: list[str], num_samples: int, seed: int,
-             candidates: list[tuple[str, ...]]) -> BatchOutput:
+             candidates: list[tuple[str, ...]], temperature: float) -> BatchOutput:
         """Samples + scored candidates + values for one batch of goals, on the chosen engine. Values
         and candidate scores come from one PyTorch encoder pass (the shared-encoder scorer beats
         CTranslate2's `score_batch`, which re-encodes the goal per candidate)."""
         policy = self.policy
-        sampler = None if policy is None else (lambda g, k: policy.sample(g, k, self.temperature))
-        return evaluate_goals(self.model, self.tokenizer, goals, num_samples, self.temperature, seed, candidates,
+        sampler = None if policy is None else (lambda g, k: policy.sample(g, k, temperature))
+        return evaluate_goals(self.model, self.tokenizer, goals, num_samples, temperature, seed, candidates,
                               sampler=sampler, tactic_form=self.tactic_form)
 
     def _remember(self, key: CacheKey, evaluation: Evaluation) -> None:

@@ -117,6 +117,26 @@ def test_evaluator_caches_and_rounds_differ(trained) -> None:
     assert set(t for t, _ in later[0].tactics) != set(t for t, _ in first[0].tactics)
 
 
+def test_later_rounds_sample_hotter_with_a_temperature_step_and_keep_untempered_logprobs(trained) -> None:
+    model, tokenizer, _ = trained
+    goals = [e.goal for e in EXAMPLES]
+    flat = NetworkEvaluator(model, tokenizer, temperature=1.0)
+    rising = NetworkEvaluator(model, tokenizer, temperature=1.0, temperature_step=1.0)
+    assert [rising.round_temperature(r) for r in range(3)] == [1.0, 2.0, 3.0]
+    assert flat.round_temperature(5) == 1.0
+    requests = [EvalRequest(goal, 16, 3) for goal in goals]
+    hot = NetworkEvaluator(model, tokenizer, temperature=4.0)  # what round 3 of `rising` should sample at
+    assert rising.evaluate(requests) == hot.evaluate(requests)
+    assert rising.evaluate(requests) != flat.evaluate(requests)
+    first = rising.evaluate([EvalRequest(goal, 16, 0) for goal in goals])
+    for early, late in zip(first, rising.evaluate(requests)):
+        shared = set(dict(early.tactics)) & set(dict(late.tactics))
+        for tactic in shared:  # a log-prob is the model's, whatever temperature sampled it
+            assert dict(early.tactics)[tactic] == pytest.approx(dict(late.tactics)[tactic], abs=1e-4)
+    with pytest.raises(ValueError):
+        NetworkEvaluator(model, tokenizer, temperature_step=-0.5)
+
+
 def test_score_tactics_is_the_sampled_logprob_and_penalises_overlong(trained) -> None:
     model, tokenizer, _ = trained
     goals = [e.goal for e in EXAMPLES]

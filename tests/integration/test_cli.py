@@ -58,6 +58,7 @@ def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
                  ["train", "sources=[minif2f-rocq-dev]", f"run_dir={tmp_path / 'train'}"],
                  ["train", "actors=-1", f"run_dir={tmp_path / 'train'}"], ["train", "learner.engine=magic"],
                  ["train", "loop=forever"], ["train", "iteration.problems_per_round=0"],
+                 ["solve", "True", "temperature_step=-1"], ["train", "temperature=0", f"run_dir={tmp_path / 'train'}"],
                  ["train", f"sources=[factory:{tmp_path / 'no_factory.jsonl'}]", f"run_dir={tmp_path / 'train'}"],
                  ["play", "forall x : nonsense_type, x = x"], ["solve", "True", "--backend", "lean_repl"]):
         done = cli(*args, f"runs_dir={tmp_path}")
