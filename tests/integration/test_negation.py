@@ -45,12 +45,15 @@ def coqc(directory: Path, text: str, name: str = "Batch") -> subprocess.Complete
 
 def batch_file(problems: list[tuple[int, Problem]]) -> tuple[str, list[tuple[int, str]]]:
     """The batch text and, for each of its lines, (problem index, part)."""
-    lines, owners = [DEFAULT_PRELUDE], [(-1, "prelude")]
+    lines: list[str] = []
+    owners: list[tuple[int, str]] = []
 
     def emit(index: int, part: str, text: str) -> None:
         for line in text.splitlines():
             lines.append(line)
             owners.append((index, part))
+
+    emit(-1, "prelude", DEFAULT_PRELUDE)  # one owner per line: the prelude spans several
 
     for index, problem in problems:
         theorem = problem.theorem
