@@ -81,12 +81,14 @@ class ExpertIterationConfig:
 
     run_dir: str
     checkpoint: str
+    # defaults sized so that on 2 CPU cores the first curve point (round 0's evaluation) lands in
+    # about a quarter of an hour and a round takes about half an hour; larger machines raise them
     rounds: int = 0                      # 0 = until stopped
-    problems_per_round: int = 256
+    problems_per_round: int = 128
     search_seconds: float = 20.0
     search_simulations: int = 64
-    heldout_problems: int = 128
-    heldout_seconds: float = 30.0
+    heldout_problems: int = 64
+    heldout_seconds: float = 20.0
     heldout_simulations: int = 32
     learner_steps_per_round: int = 300
     policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
