@@ -20,7 +20,7 @@ from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
 from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label, split_checkpoint
-from alphaprover.runtime import build_settings, resolve_checkpoint
+from alphaprover.runtime import build_settings, policy_decoding, resolve_checkpoint, sampling_temperatures
 from lean_interface.problems.benchmarks import Problem, load_benchmark
 
 
@@ -44,9 +44,17 @@ def _select(problems: list[Problem], names: str | None, limit: int | None, every
 
 
 def default_results_path(benchmark: str, cfg: dict[str, Any]) -> Path:
+    """results/<benchmark>-<seconds>s-<simulations>sims[-<sampling>].jsonl. Results are resumed by
+    (problem, method), so the name carries every setting that changes what a method does and is
+    not in its label: the budget, and the policy's sampling when it is not the default (a
+    `decoding=beam` run must not skip problems because a sampling run already did them)."""
     stem = re.sub(r"[^\w.-]+", "_", Path(benchmark).name or benchmark)
     budget = cfg["budget"]
-    return Path("results") / f"{stem}-{budget['max_seconds']:g}s-{budget['max_simulations']}sims.jsonl"
+    temperature, step = sampling_temperatures(cfg)
+    sampling = "".join((f"-T{temperature:g}" if temperature != 1.0 else "",
+                        f"-step{step:g}" if step else "",
+                        f"-{policy_decoding(cfg)}" if policy_decoding(cfg) != "sample" else ""))
+    return Path("results") / f"{stem}-{budget['max_seconds']:g}s-{budget['max_simulations']}sims{sampling}.jsonl"
 
 
 def _run_local(cfg: dict, jobs: list[tuple[Problem, str]]) -> Iterator[ProblemRecord]:
@@ -90,7 +98,9 @@ def _is_checkpoint(path: Path) -> bool:
 
 def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
-    build_settings(plain)  # validate the search config before any work
+    build_settings(plain)  # validate the search and sampling config before any work
+    sampling_temperatures(plain)
+    policy_decoding(plain)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for label in methods:
         base, checkpoint = split_checkpoint(label)

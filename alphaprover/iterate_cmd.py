@@ -17,7 +17,8 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint, sampling_temperatures
+from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint,
+                                 sampling_temperatures)
 from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from search.action_set import ActionMode
 from selfplay.actor import ActorConfig, SourceProblem
@@ -82,6 +83,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         raise UsageError("bad train config: actors must be >= 0")
     build_settings({**plain, "method": "mcts"})
     sampling_temperatures(plain)
+    policy_decoding(plain)
     mode = action_mode(plain)
     specs = [str(spec) for spec in plain["sources"]]
     files = factory_files(specs)

@@ -75,6 +75,16 @@ def sampling_temperatures(cfg: dict[str, Any]) -> tuple[float, float]:
     return temperature, step
 
 
+def policy_decoding(cfg: dict[str, Any]) -> str:
+    """The config's `decoding`: how the policy proposes a goal's tactics, "sample" (K samples per
+    round), "beam" (round r: the K·(r+1) most likely, `networks.evaluator`) or "both" (their
+    union); a one-line UsageError for anything else."""
+    decoding = str(cfg.get("decoding", "sample"))
+    if decoding not in ("sample", "beam", "both"):
+        raise UsageError(f"decoding must be sample, beam or both, not {decoding!r}")
+    return decoding
+
+
 def build_evaluator(cfg: dict[str, Any], method: Method,
                     mode: ActionMode | None = None) -> tuple[Evaluator | None, str]:
     """The evaluator for `method` under action mode `mode` (default: the config's), with the
@@ -96,7 +106,7 @@ def build_evaluator(cfg: dict[str, Any], method: Method,
     network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=temperature,
                                                seed=int(cfg["seed"]), threads=int(cfg["threads"]),
                                                engine=cfg.get("engine"), language=backend_language(cfg["backend"]),
-                                               temperature_step=step)
+                                               temperature_step=step, decoding=policy_decoding(cfg))
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
     return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint}, {network.engine})"
 

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
-                                 sampling_temperatures, vocabulary_for)
+                                 policy_decoding, sampling_temperatures, vocabulary_for)
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
 from selfplay.episode import TrainingRecord
@@ -29,7 +29,7 @@ from selfplay.loop import InlineActors, SelfPlay, SelfPlayConfig
 log = logging.getLogger(__name__)
 
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
-CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "temperature_step",
+CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "temperature_step", "decoding",
             "threads", "backend",
              "budget", "mcts", "best_first", "portfolio", "method", "actor", "loop", "iteration", "heldout_actions")
 LOOPS = ("expert_iteration", "selfplay")
@@ -80,14 +80,15 @@ class EvaluatorRecipe:
     engine: str | None
     lemma_file: str = ""
     temperature_step: float = 0.0
+    decoding: str = "sample"
 
     @classmethod
     def from_config(cls, mode: str, plain: dict, lemma_file: str = "") -> "EvaluatorRecipe":
-        """The recipe a run's config asks for (`temperature`, `temperature_step`, `seed`, `threads`,
-        `engine`, `backend`), with action mode `mode`."""
+        """The recipe a run's config asks for (`temperature`, `temperature_step`, `decoding`, `seed`,
+        `threads`, `engine`, `backend`), with action mode `mode`."""
         temperature, step = sampling_temperatures(plain)
         return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
-                   plain.get("engine"), lemma_file, step)
+                   plain.get("engine"), lemma_file, step, policy_decoding(plain))
 
     def __call__(self, checkpoint: Path):
         from networks.evaluator import NetworkEvaluator
@@ -100,7 +101,8 @@ class EvaluatorRecipe:
             network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
                                                        threads=self.threads, engine=self.engine,
                                                        language=backend_language(self.language_backend),
-                                                       temperature_step=self.temperature_step)
+                                                       temperature_step=self.temperature_step,
+                                                       decoding=self.decoding)
             evaluator = action_evaluator(mode, network, vocabulary)
         if self.lemma_file:
             from ttrl.lemmas import LemmaTable, WithLemmas

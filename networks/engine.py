@@ -11,6 +11,7 @@ Log-probabilities mean what they mean in `networks.sampling`: the plain sum of u
 log-probs, EOS included. CTranslate2's sampling scores are length-normalised by default and
 computed from the tempered distribution, so samples are decoded with `length_penalty=0` (a plain
 sum) and, when the temperature is not 1, the distinct samples are rescored with `score_batch`.
+Beam search (`beam`, the `decoding: beam` option) is decoded with `length_penalty=0` too.
 """
 
 from __future__ import annotations
@@ -214,6 +215,30 @@ class CT2Policy:
         results = self.translator.score_batch(source, [[self._tokens[i] for i in ids[:-1]] for ids in targets],
                                               max_input_length=0)
         return [float(sum(result.log_probs)) for result in results]
+
+    def beam_ids(self, goals: Sequence[str], width: int) -> list[list[tuple[list[int], float]]]:
+        """Per goal, the `width` most likely token sequences found by beam search (distinct,
+        finished with EOS) with their summed log-probs (`length_penalty=0`: a plain sum, EOS included)."""
+        if not goals or width <= 0:
+            return [[] for _ in goals]
+        results = self.translator.translate_batch(
+            self._source(goals), beam_size=width, num_hypotheses=width, length_penalty=0.0,
+            return_scores=True, return_end_token=True, min_decoding_length=0,
+            max_decoding_length=self.config.max_tactic_tokens, max_input_length=0,
+        )
+        eos = self.tokenizer.eos_id
+        beams = []
+        for result in results:
+            ids_scores = [([self._token_ids[t] for t in tokens], score)
+                          for tokens, score in zip(result.hypotheses, result.scores)]
+            beams.append([(ids, score) for ids, score in ids_scores if ids and ids[-1] == eos])
+        return beams
+
+    def beam(self, goals: Sequence[str], width: int) -> list[list[tuple[str, float]]]:
+        """Per goal, distinct (tactic, log-prob) pairs of a `width`-beam search, most likely first."""
+        return [rank_tactics((text, score) for text, score in
+                             ((self.tokenizer.decode(ids), score) for ids, score in group) if text)
+                for group in self.beam_ids(goals, width)]
 
     def sample(self, goals: Sequence[str], num_samples: int,
                temperature: float = 1.0) -> list[list[tuple[str, float]]]:

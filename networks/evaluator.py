@@ -24,6 +24,13 @@ exhausted, and the search ends in a second with most of its budget unused (the d
 `mcts-network` failures with the round-4 weights: 1–2 prover calls, BENCHMARKS.md). Rising
 temperature makes each round reach further down the policy's ranking. Priors are unaffected:
 log-probs are the untempered sums whatever the sampling temperature.
+
+`decoding` says how the policy proposes: "sample" (K samples per round), "beam" (round r returns
+the `K · (r + 1)` most likely tactics found by beam search, distinct by construction, so each
+round reaches K further down the policy's ranking) or "both" (the union of the two). Why: a
+confident policy's K samples repeat its top one or two tactics, while its top K distinct tactics
+hold the reference far more often; but beam search with summed log-probs prunes long tactics
+(an automation call with hints) that sampling still finds. Measured in BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from lean_interface.tactic_form import tactic_form
 from networks.checkpoint import load_checkpoint
 from networks.engine import CT2Policy, ctranslate2_available
 from networks.model import ProverModel
-from networks.sampling import BatchOutput, evaluate_goals
+from networks.sampling import DECODINGS, BatchOutput, evaluate_goals
 from networks.tokenizer import ProofTokenizer
 from search.evaluator import EvalRequest, Evaluation
 
@@ -54,9 +61,12 @@ class NetworkEvaluator:
 
     def __init__(self, model: ProverModel, tokenizer: ProofTokenizer, temperature: float = 1.0, seed: int = 0,
                  max_batch: int = 32, cache_size: int = 100_000, policy: CT2Policy | None = None,
-                 language: str = "coq", temperature_step: float = 0.0) -> None:
+                 language: str = "coq", temperature_step: float = 0.0, decoding: str = "sample") -> None:
         if temperature <= 0 or temperature_step < 0:
             raise ValueError("temperature must be > 0 and temperature_step >= 0")
+        if decoding not in DECODINGS:
+            raise ValueError(f"decoding must be one of {', '.join(DECODINGS)}, not {decoding!r}")
+        self.decoding = decoding
         self.model = model
         self.tactic_form = tactic_form(language)
         self.tokenizer = tokenizer
@@ -79,7 +89,7 @@ class NetworkEvaluator:
     def from_checkpoint(cls, directory: str | Path, temperature: float = 1.0, seed: int = 0,
                         threads: int = 0, max_batch: int = 32, engine: str | None = None,
                         cache_dir: str | Path | None = None, language: str = "coq",
-                        temperature_step: float = 0.0) -> NetworkEvaluator:
+                        temperature_step: float = 0.0, decoding: str = "sample") -> NetworkEvaluator:
         """Load a checkpoint. `engine`: "ct2-float32" (default when ctranslate2 imports, else
         "torch" with a one-line warning), "ct2-int8" or "torch". Float32 is the default because on
         our 7 M-parameter model int8 measured no faster (41.0 vs 41.5 ms/goal at K=16, 6.2× HF
@@ -100,7 +110,7 @@ class NetworkEvaluator:
             policy = CT2Policy.load(directory, engine.removeprefix("ct2-"), threads=threads, seed=seed,
                                     cache_dir=cache_dir)
         return cls(model, tokenizer, temperature=temperature, seed=seed, max_batch=max_batch, policy=policy,
-                   language=language, temperature_step=temperature_step)
+                   language=language, temperature_step=temperature_step, decoding=decoding)
 
     def cache_key(self, request: EvalRequest) -> CacheKey:
         """Requests with the same goal, round, sample count and set of canonical candidates share an
@@ -129,8 +139,8 @@ class NetworkEvaluator:
             for start in range(0, len(group), self.max_batch):
                 chunk = group[start : start + self.max_batch]
                 seed = self.seed + 1_000_003 * round_ + zlib.crc32("\x00".join(k[0] for k in chunk).encode())
-                out = self._run([k[0] for k in chunk], num_samples, seed, [k[3] for k in chunk],
-                                self.round_temperature(round_))
+                out = self._run([k[0] for k in chunk], *self.round_proposals(round_, num_samples), seed,
+                                [k[3] for k in chunk], self.round_temperature(round_))
                 self.network_calls += 1
                 for key, tactics, value in zip(chunk, out.tactics, out.values):
                     evaluation = Evaluation(tuple(tactics), float(value))
@@ -143,7 +153,14 @@ class NetworkEvaluator:
         """The sampling temperature of progressive-sampling round `round_` (0 = first expansion)."""
         return self.temperature * (1.0 + self.temperature_step * round_)
 
-    def _run(self, goals: list[str], num_samples: int, seed: int,
+    def round_proposals(self, round_: int, num_samples: int) -> tuple[int, int]:
+        """(samples, beam width) that round `round_` asks the policy for: K = `num_samples` samples
+        and/or a beam K · (round_ + 1) wide (each round reaches further down), by `decoding`."""
+        samples = num_samples if self.decoding in ("sample", "both") else 0
+        width = num_samples * (round_ + 1) if self.decoding in ("beam", "both") else 0
+        return samples, width
+
+    def _run(self, goals: list[str], num_samples: int, beam_width: int, seed: int,
              candidates: list[tuple[str, ...]], temperature: float) -> BatchOutput:
         """Samples + scored candidates + values for one batch of goals, on the chosen engine. Values
         and candidate scores come from one PyTorch encoder pass (the shared-encoder scorer beats
@@ -151,7 +168,8 @@ class NetworkEvaluator:
         policy = self.policy
         sampler = None if policy is None else (lambda g, k: policy.sample(g, k, temperature))
         return evaluate_goals(self.model, self.tokenizer, goals, num_samples, temperature, seed, candidates,
-                              sampler=sampler, tactic_form=self.tactic_form)
+                              sampler=sampler, tactic_form=self.tactic_form, beam_width=beam_width,
+                              beamer=None if policy is None else policy.beam)
 
     def _remember(self, key: CacheKey, evaluation: Evaluation) -> None:
         self._cache[key] = evaluation

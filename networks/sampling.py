@@ -24,7 +24,8 @@ from networks.tokenizer import ProofTokenizer
 from search.evaluator import TacticForm, rank_tactics
 
 OVERLONG_LOGPROB = -1e3
-SCORE_ROWS = 256  # decoder rows per teacher-forced scoring pass (bounds memory)
+SCORE_ROWS = 256
+DECODINGS = ("sample", "beam", "both")  # how a goal's tactics are proposed: samples, beams, or their union  # decoder rows per teacher-forced scoring pass (bounds memory)
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,30 @@ def _generate(model: ProverModel, tokenizer: ProofTokenizer, encoder: BaseModelO
     return samples
 
 
+def _beam(model: ProverModel, tokenizer: ProofTokenizer, states: torch.Tensor, attention_mask: torch.Tensor,
+          width: int) -> list[list[tuple[str, float]]]:
+    """HF beam search: per goal, the `width` beams that finished with EOS as (text, summed log-prob
+    of the beam's token path, EOS included, rescored teacher-forced: HF's own beam scores carry
+    its length handling)."""
+    generated = model.t5.generate(
+        encoder_outputs=BaseModelOutput(last_hidden_state=states), attention_mask=attention_mask,
+        do_sample=False, num_beams=width, num_return_sequences=width, length_penalty=0.0,
+        early_stopping=True, max_new_tokens=model.config.max_tactic_tokens, pad_token_id=tokenizer.pad_id,
+        eos_token_id=tokenizer.eos_id, decoder_start_token_id=tokenizer.pad_id,
+    )
+    paths: list[tuple[int, list[int]]] = []
+    for row, sequence in enumerate(generated[:, 1:].tolist()):
+        if tokenizer.eos_id in sequence:  # else it ran out of length: not a complete tactic
+            paths.append((row // width, sequence[: sequence.index(tokenizer.eos_id) + 1]))
+    totals = score_rows(model, states, attention_mask, paths) if paths else []
+    beams: list[list[tuple[str, float]]] = [[] for _ in range(attention_mask.shape[0])]
+    for (goal, ids), total in zip(paths, totals):
+        text = tokenizer.decode(ids)
+        if text:
+            beams[goal].append((text, total))
+    return beams
+
+
 def canonical_samples(samples: Sequence[tuple[str, float]],
                       form: TacticForm) -> tuple[list[tuple[str, float]], list[str]]:
     """Split one goal's samples by `form`: those already canonical, kept with their sampled
@@ -200,11 +225,15 @@ def canonical_samples(samples: Sequence[tuple[str, float]],
 @torch.no_grad()
 def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str], num_samples: int,
                    temperature: float = 1.0, seed: int = 0, candidates: Sequence[Sequence[str]] | None = None,
-                   sampler: Sampler | None = None, tactic_form: TacticForm | None = None) -> BatchOutput:
+                   sampler: Sampler | None = None, tactic_form: TacticForm | None = None,
+                   beam_width: int = 0, beamer: Sampler | None = None) -> BatchOutput:
     """Sample `num_samples` tactics per goal (0 = none), score each goal's `candidates` teacher-forced
     (returned too, merged with the samples), and predict every goal's value. One encoder pass
     serves the value head, the candidate scoring and HF `generate` (seeded with `seed`); a
     `sampler(goals, num_samples)` (e.g. the CTranslate2 engine) replaces `generate` if given.
+    With `beam_width` > 0 a beam search of that width adds the policy's `beam_width` most likely
+    tactics (distinct, deterministic; `beamer(goals, width)`, e.g. the engine's, replaces HF's),
+    so `num_samples=0, beam_width=K` is pure beam decoding.
 
     With `tactic_form` (the proof language's canonical form, `lean_interface.tactic_form`) every
     tactic returned, and every tactic scored, is in that form: candidates are put into it before
@@ -221,6 +250,10 @@ def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequenc
         torch.manual_seed(seed)
         sampled = _generate(model, tokenizer, BaseModelOutput(last_hidden_state=states), attention_mask, num_samples,
                             temperature)
+    if beam_width > 0:
+        beams = (beamer(goals, beam_width) if beamer is not None
+                 else _beam(model, tokenizer, states, attention_mask, beam_width))
+        sampled = [[*group, *extra] for group, extra in zip(sampled, beams)]
     to_score = [list(group) for group in candidates] if candidates is not None else [[] for _ in goals]
     if tactic_form is not None:
         split = [canonical_samples(group, tactic_form) for group in sampled]

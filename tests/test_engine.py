@@ -17,7 +17,7 @@ from networks.engine import STAMP, CT2Policy, converted_model
 from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import score_tactics, score_token_ids
-from search.evaluator import EvalRequest
+from search.evaluator import EvalRequest, rank_tactics
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints" / "alphaprover-coq-small"
 GOALS = [
@@ -198,3 +198,60 @@ def test_unwritable_checkpoint_caches_elsewhere(tmp_path: Path, monkeypatch) -> 
     path, converted = converted_model(checkpoint, "int8")
     assert converted and path.is_relative_to(tmp_path / "fallback") and not (checkpoint / "ct2-int8").exists()
     assert converted_model(checkpoint, "int8") == (path, False)
+
+
+def test_engine_beam_matches_the_torch_beam_and_its_paths_logprobs(engine_cache, shipped) -> None:
+    """`decoding: beam` on both engines: CTranslate2's beams are HF's beams (float32, same order),
+    each a distinct finished path whose log-prob is the untempered teacher-forced sum of its tokens
+    (not length-normalised), most likely first."""
+    model, tokenizer = shipped
+    policy = CT2Policy.load(SHIPPED, "float32", threads=2, seed=3, cache_dir=engine_cache)
+    beams = policy.beam_ids(GOALS, 8)
+    reference = score_token_ids(model, tokenizer, GOALS, [[ids for ids, _ in group] for group in beams])
+    torch_beams = NetworkEvaluator(model, tokenizer, decoding="beam").evaluate([EvalRequest(g, 8, 0) for g in GOALS])
+    for group, expected, torch_evaluation in zip(beams, reference, torch_beams):
+        assert len(group) >= 6 and len({tuple(ids) for ids, _ in group}) == len(group)
+        scores = [score for _, score in group]
+        assert scores == sorted(scores, reverse=True)
+        for (ids, score), torch_score in zip(group, expected):
+            assert ids[-1] == tokenizer.eos_id and abs(score - torch_score) <= FLOAT32_TOLERANCE, (ids, score)
+        texts = [t for t, _ in rank_tactics((tokenizer.decode(ids), s) for ids, s in group)]
+        assert [t for t, _ in torch_evaluation.tactics][:3] == texts[:3]
+
+
+def test_beam_rounds_reach_further_down_the_ranking(engine_cache) -> None:
+    """Round r of a goal asks for K·(r+1) beams: round 1 returns round 0's tactics and new ones
+    below them, deterministically (the same request twice gives the same answer, no seed involved)."""
+    evaluator = NetworkEvaluator.from_checkpoint(SHIPPED, threads=2, engine="ct2-float32", cache_dir=engine_cache,
+                                                 decoding="beam")
+    assert [evaluator.round_proposals(r, 8) for r in range(3)] == [(0, 8), (0, 16), (0, 24)]
+    first, second = (evaluator.evaluate([EvalRequest(GOALS[3], 8, r)])[0] for r in (0, 1))
+    assert len(first.tactics) >= 6 and len(second.tactics) > len(first.tactics)
+    assert first.tactics[0] == second.tactics[0]
+    assert set(dict(first.tactics)) & set(dict(second.tactics))
+    again = NetworkEvaluator.from_checkpoint(SHIPPED, threads=2, engine="ct2-float32", cache_dir=engine_cache,
+                                             decoding="beam", seed=99)
+    assert again.evaluate([EvalRequest(GOALS[3], 8, 0)])[0] == first
+    with pytest.raises(ValueError, match="decoding"):
+        NetworkEvaluator.from_checkpoint(SHIPPED, engine="torch", decoding="greedy")
+
+
+@pytest.mark.parametrize("engine", ["ct2-float32", "torch"])
+def test_both_decodings_propose_the_union_of_beams_and_samples(engine: str, engine_cache) -> None:
+    """`decoding: both` = the beam's top K plus K samples: every beam is there, and so is every
+    tactic that a sampling evaluator with the same seed proposes."""
+    def evaluator(decoding: str) -> NetworkEvaluator:
+        return NetworkEvaluator.from_checkpoint(SHIPPED, threads=2, engine=engine, cache_dir=engine_cache,
+                                                decoding=decoding, seed=7)
+
+    both = evaluator("both")
+    assert [both.round_proposals(r, 8) for r in range(2)] == [(8, 8), (8, 16)]
+    requests = [EvalRequest(goal, 8, 0) for goal in GOALS]
+    union = both.evaluate(requests)
+    for merged, beams, samples in zip(union, evaluator("beam").evaluate(requests), evaluator("sample").evaluate(requests)):
+        texts = dict(merged.tactics)
+        assert set(dict(beams.tactics)) <= set(texts)
+        if engine == "torch":  # seeded per call: the same samples
+            assert set(dict(samples.tactics)) <= set(texts)
+        assert len(texts) >= len(beams.tactics)
+        assert [lp for _, lp in merged.tactics] == sorted((lp for _, lp in merged.tactics), reverse=True)

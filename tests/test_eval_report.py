@@ -67,3 +67,16 @@ def test_plot_is_a_png(tmp_path: Path) -> None:
     path = tmp_path / "plot.png"
     plot_pass_rate(records, path, "test")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_default_results_path_separates_sampling_settings() -> None:
+    """Eval resumes by (problem, method): a run with other sampling settings gets its own file."""
+    from alphaprover.eval_cmd import default_results_path
+
+    base = {"budget": {"max_seconds": 60, "max_simulations": 100}}
+    assert str(default_results_path("minif2f-rocq-valid", base)) == "results/minif2f-rocq-valid-60s-100sims.jsonl"
+    assert str(default_results_path("minif2f-rocq-valid", {**base, "decoding": "sample", "temperature": 1.0})) == \
+        "results/minif2f-rocq-valid-60s-100sims.jsonl"
+    names = {default_results_path("b", {**base, **extra}).name for extra in
+             ({}, {"decoding": "beam"}, {"temperature": 1.5}, {"temperature_step": 0.25})}
+    assert len(names) == 4

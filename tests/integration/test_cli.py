@@ -46,25 +46,45 @@ def test_solve_needs_an_and_split_and_induction(tmp_path: Path) -> None:
 
 
 def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
+    """Each bad input fails with exit 2 and one line naming *its own* fault (a case that failed for
+    another reason, say an override the command does not know, would not pass)."""
     unproved = cli("solve", "forall n : nat, n = n + 1", "--no-network", "--simulations", "20", f"runs_dir={tmp_path}")
     assert unproved.returncode == 1 and "NOT PROVED" in unproved.stdout
-    for args in (["solve", "forall x : nonsense_type, x = x", "--no-network"],
-                 ["solve", "True", "--method", "dfs"], ["solve", "True", "--bogus-flag"],
-                 ["solve", "True", "mcts.no_such_constant=1"], ["solve", "missing.v"],
-                 ["solve", "True", "--checkpoint", str(tmp_path / "nothing")],
-                 ["eval", str(tmp_path / "no_such_dir")], ["eval", "minif2f-rocq-valid", "--methods", "magic"], ["eval", "minif2f-rocq-valid", "--methods", "portfolio-fixed"],
-                 ["eval", "minif2f-rocq-valid", "budget.max_seconds=-1"],
-                 ["eval", "minif2f-rocq-valid", "--methods", f"mcts-mixed@{tmp_path / 'nothing'}"],
-                 ["train", "sources=[minif2f-rocq-dev]", f"run_dir={tmp_path / 'train'}"],
-                 ["train", "actors=-1", f"run_dir={tmp_path / 'train'}"], ["train", "learner.engine=magic"],
-                 ["train", "loop=forever"], ["train", "iteration.problems_per_round=0"],
-                 ["solve", "True", "temperature_step=-1"], ["train", "temperature=0", f"run_dir={tmp_path / 'train'}"],
-                 ["train", f"sources=[factory:{tmp_path / 'no_factory.jsonl'}]", f"run_dir={tmp_path / 'train'}"],
-                 ["play", "forall x : nonsense_type, x = x"], ["solve", "True", "--backend", "lean_repl"]):
-        done = cli(*args, f"runs_dir={tmp_path}")
+    runs, train = f"runs_dir={tmp_path}", f"run_dir={tmp_path / 'train'}"
+    cases = (
+        (["solve", "forall x : nonsense_type, x = x", "--no-network", runs], "does not elaborate"),
+        (["solve", "True", "--method", "dfs", runs], "unknown method 'dfs'"),
+        (["solve", "True", "--bogus-flag", runs], "unrecognized arguments: --bogus-flag"),
+        (["solve", "True", "mcts.no_such_constant=1", runs], "Could not override 'mcts.no_such_constant'"),
+        (["solve", "missing.v", runs], "file not found: missing.v"),
+        (["solve", "True", "--checkpoint", str(tmp_path / "nothing"), runs], "no checkpoint at"),
+        (["eval", str(tmp_path / "no_such_dir"), runs], "is not a bundled name"),
+        (["eval", "minif2f-rocq-valid", "--methods", "magic", runs], "unknown method 'magic'"),
+        (["eval", "minif2f-rocq-valid", "--methods", "portfolio-fixed", runs], "portfolio uses no evaluator"),
+        (["eval", "minif2f-rocq-valid", "budget.max_seconds=-1", runs], "budgets must be non-negative"),
+        (["eval", "minif2f-rocq-valid", "--methods", f"mcts-mixed@{tmp_path / 'nothing'}", runs], "no checkpoint at"),
+        (["eval", "minif2f-rocq-valid", "--limit", "1", "decoding=greedy", runs], "decoding must be sample, beam or both"),
+        (["eval", "minif2f-rocq-valid", "--limit", "1", "temperature=0", runs], "temperature must be > 0"),
+        (["train", "loop=selfplay", "sources=[minif2f-rocq-dev]", train], "dev subset is for measuring only"),
+        (["train", "sources=[minif2f-rocq-dev]", train], "needs a factory:<jsonl> source"),
+        (["train", "actors=-1", train], "actors must be >= 0"),
+        (["train", "learner.engine=magic", train], "learner engine must be one of"),
+        (["train", "loop=forever", train], "loop must be one of"),
+        (["train", "iteration.problems_per_round=0", train], "problems_per_round and heldout_problems >= 1"),
+        (["train", "temperature=0", train], "temperature must be > 0"),
+        (["train", "decoding=greedy", train], "decoding must be sample, beam or both"),
+        (["train", f"sources=[factory:{tmp_path / 'no_factory.jsonl'}]", train], "no_factory.jsonl not found"),
+        (["solve", "True", "temperature_step=-1", runs], "temperature_step >= 0"),
+        (["solve", "True", "decoding=greedy", runs], "decoding must be sample, beam or both"),
+        (["play", "forall x : nonsense_type, x = x", runs], "does not elaborate"),
+        (["solve", "True", "--backend", "lean_repl", runs], "repl_path"),
+    )
+    for args, fault in cases:
+        done = cli(*args)
         assert done.returncode == 2, (args, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("alphaprover: error:"), (args, done.stderr)
+        assert fault in lines[0], (args, lines[0])
 
 
 def test_play_session_scripted_through_stdin(tmp_path: Path) -> None:
