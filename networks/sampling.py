@@ -24,8 +24,8 @@ from networks.tokenizer import ProofTokenizer
 from search.evaluator import TacticForm, rank_tactics
 
 OVERLONG_LOGPROB = -1e3
-SCORE_ROWS = 256
-DECODINGS = ("sample", "beam", "both")  # how a goal's tactics are proposed: samples, beams, or their union  # decoder rows per teacher-forced scoring pass (bounds memory)
+SCORE_ROWS = 256  # decoder rows per teacher-forced scoring pass (bounds memory)
+DECODINGS = ("sample", "beam", "both")  # how a goal's tactics are proposed: samples, beams, or their union
 
 
 @dataclass(frozen=True)
