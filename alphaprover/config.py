@@ -102,12 +102,15 @@ def new_run_dir(root: str | Path, command: str) -> Path:
     """`<root>/<command>-<UTC timestamp>`, created; unique even for runs started in the same second."""
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     base = Path(root) / f"{command}-{stamp}"
+    base.parent.mkdir(parents=True, exist_ok=True)
     path, n = base, 1
-    while path.exists():
-        n += 1
-        path = Path(f"{base}-{n}")
-    path.mkdir(parents=True)
-    return path
+    while True:  # mkdir itself is the test: two processes started in one second cannot both win a name
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            n += 1
+            path = Path(f"{base}-{n}")
 
 
 def save_config(cfg: DictConfig, run_dir: Path) -> Path:
