@@ -16,7 +16,7 @@ from lean_interface.problems.benchmarks import load_benchmark
 from lean_interface.problems.factory import FAMILIES, family_named
 from lean_interface.problems.factory import build as B
 from lean_interface.problems.factory import render as R
-from lean_interface.problems.factory import sums
+from lean_interface.problems.factory import multistep, sums
 from lean_interface.problems.factory.elaborate import key_from_show
 from lean_interface.problems.factory.family import (HELDOUT, HELDOUT_FAMILIES, HELDOUT_SEED_START, ITEM_FIELDS, TRAIN,
                                                     Draft, Family, Item, candidate, split_of)
@@ -116,6 +116,118 @@ def test_sum_poly_induction_statements_are_true_at_small_n() -> None:
         body, closed = conclusion.removeprefix("sum_f_R0 (fun i => ").split(") n = ")
         for n in range(6):
             assert sum(_value(body, "i", i) for i in range(n + 1)) == _value(closed, "n", n), (conclusion, n)
+
+
+# ---- multi-step families ----------------------------------------------------------------------------
+
+MULTISTEP = tuple(f.name for f in multistep.FAMILIES)
+
+
+def _exact(text: str) -> str:
+    """Coq arithmetic text as a Python expression over Fractions: `^` is `**`, `=` is `==`, `/\\` is `and`."""
+    text = re.sub(r"\d+", lambda m: f"Fraction({m.group()})", text).replace("^", "**").replace("/\\", " and ")
+    return re.sub(r"(?<![<>=])=(?!=)", "==", text)
+
+
+def test_multistep_families_are_registered_last_as_train_families() -> None:
+    assert [f.name for f in FAMILIES[-len(MULTISTEP):]] == list(MULTISTEP)
+    assert 4 <= len(MULTISTEP) <= 6 and not set(MULTISTEP) & HELDOUT_FAMILIES
+    assert all(split_of(name, 0) == TRAIN and split_of(name, HELDOUT_SEED_START) == HELDOUT for name in MULTISTEP)
+
+
+def test_multistep_drafts_are_deterministic_distinct_and_take_several_steps() -> None:
+    for family in multistep.FAMILIES:
+        drafts = [family.draft(seed) for seed in range(200)]
+        assert drafts == [family.draft(seed) for seed in range(200)], family.name
+        assert len({d.signature() for d in drafts}) >= 170, family.name
+        for draft in drafts:
+            steps = split_sentences(draft.proof)
+            assert len(steps) >= 2 or "induction" in draft.proof, (family.name, draft.proof)
+            assert steps[-1].text.endswith(("lra.", "lia.")), draft.proof
+
+
+def test_fe_families_instantiate_their_equation_in_the_proof() -> None:
+    for seed in range(60):
+        draft = family_named("fe_instantiate").draft(seed)
+        assert draft.hypotheses[0].startswith("forall x") and re.fullmatch(r"f \S+ = \S+", draft.conclusion)
+        assert draft.proof.startswith("pose proof (h0 ") and " by ring. lra." in draft.proof
+        mirror = family_named("fe_two_points").draft(seed)
+        assert len(mirror.hypotheses) == 1 and re.fullmatch(r"f \S+ = \S+", mirror.conclusion)
+        assert ("f (- x)" in mirror.hypotheses[0]) != ("x <> 0 -> " in mirror.hypotheses[0] and "f (1 / x)" in
+                                                       mirror.hypotheses[0])
+        assert mirror.proof.count("pose proof (h0 ") == 2
+
+
+def test_fe_instantiate_step_values_follow_the_equation() -> None:
+    pattern = re.compile(r"forall x, f \(x ([+-]) (\d+)\) = f x ([+-]) \(?([\d/]+)\)?")
+    checked = 0
+    for seed in range(200):
+        draft = family_named("fe_instantiate").draft(seed)
+        match = pattern.fullmatch(draft.hypotheses[0])
+        if not match:
+            continue
+        c = Fraction(match[2]) * (1 if match[1] == "+" else -1)
+        d = Fraction(match[4]) * (1 if match[3] == "+" else -1)
+        t0, v0 = (Fraction(eval(_exact(side), {"Fraction": Fraction})) for side in  # noqa: S307 - own text
+                  draft.hypotheses[1].removeprefix("f ").split(" = "))
+        point, value = (Fraction(eval(_exact(side), {"Fraction": Fraction})) for side in  # noqa: S307
+                        draft.conclusion.removeprefix("f ").split(" = "))
+        steps = (point - t0) / c
+        assert steps in (2, 3) and value == v0 + steps * d, draft
+        checked += 1
+    assert checked >= 40
+
+
+def test_iter_induction_closed_forms_hold_at_small_n() -> None:
+    iterate = re.compile(r"Nat\.iter n \(fun k => ([^)]*)\) (\d+)")
+    for seed in range(80):
+        draft = family_named("iter_induction").draft(seed)
+        assert draft.binders == (("n", "nat"),) and draft.proof.startswith("induction n")
+        match = iterate.search(draft.conclusion)
+        assert match, draft.conclusion
+        for n in range(7):
+            k = int(match[2])
+            for _ in range(n):
+                k = eval(match[1], {"k": k})  # noqa: S307 - own text
+            closed = iterate.sub(str(k), draft.conclusion).replace("^", "**").replace("=", "==")
+            assert eval(closed, {"n": n}), (draft.conclusion, n)  # noqa: S307 - own text
+
+
+def test_recurrence_unroll_states_the_term_the_recurrence_gives() -> None:
+    for seed in range(80):
+        draft = family_named("recurrence_unroll").draft(seed)
+        *initial, recurrence = draft.hypotheses
+        terms = [Fraction(eval(_exact(h.split(" = ")[1]), {"Fraction": Fraction})) for h in initial]  # noqa: S307
+        order = len(initial)
+        assert recurrence.startswith(f"forall n, a (n + {order})%nat = ")
+        step = recurrence.split(" = ")[1].replace("a (n + 1)%nat", "LAST").replace("a n", "PREV")
+        target = int(draft.conclusion.split("%nat")[0].removeprefix("a "))
+        while len(terms) <= target:
+            scope = {"Fraction": Fraction, "PREV": terms[-order], "LAST": terms[-1]}
+            terms.append(eval(_exact(step), scope))  # noqa: S307 - own text
+        assert Fraction(eval(_exact(draft.conclusion.split(" = ")[1]), {"Fraction": Fraction})) == terms[target]
+        assert draft.proof.count("pose proof") == target - order + 1 and "simpl in" in draft.proof
+
+
+def test_exists_witness_proofs_name_a_witness_that_satisfies_the_statement() -> None:
+    for seed in range(120):
+        draft = family_named("exists_witness").draft(seed)
+        head, body = draft.conclusion.split(" : Z, ")
+        names = head.removeprefix("exists ").split()
+        witnesses = draft.proof.removeprefix("exists ").split(". ")[0].split(", ")
+        assert draft.binders == () and len(names) == len(witnesses), draft
+        scope = {"Fraction": Fraction, **{n: Fraction(int(w.strip("()"))) for n, w in zip(names, witnesses)}}
+        assert eval(_exact(body), scope), (draft.conclusion, witnesses)  # noqa: S307 - own text
+        assert not eval(_exact(body), {**scope, names[0]: scope[names[0]] + 1}), draft.conclusion  # noqa: S307
+
+
+def test_abs_cases_split_on_every_absolute_value() -> None:
+    for seed in range(80):
+        draft = family_named("abs_cases").draft(seed)
+        text = " ".join([*draft.hypotheses, draft.conclusion])
+        arguments = re.findall(r"Rabs \(([^)]*)\)", text)
+        assert len(arguments) >= 2 and draft.proof.startswith("unfold Rabs in *.")
+        assert re.findall(r"Rcase_abs \(([^)]*)\)", draft.proof) == list(dict.fromkeys(arguments)), draft
 
 
 # ---- the build with a stand-in elaborator -----------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqProcess
 from lean_interface.coq.sentences import split_sentences
-from lean_interface.problems.factory import FAMILIES, family_named
+from lean_interface.problems.factory import FAMILIES, family_named, multistep
 from lean_interface.problems.factory import build as B
 from lean_interface.problems.factory.elaborate import CoqElaborator
 from lean_interface.problems.factory.family import (HELDOUT, HELDOUT_SEED_START, TRAIN, Candidate, Draft, Family,
@@ -89,6 +89,22 @@ def test_sampled_statements_are_true_by_their_proofs(prover: Prover) -> None:
             if problem is not None:
                 failures.append(f"{item.statement}\n  {problem}")
     assert not failures, "\n".join(failures)
+
+
+#: the single decision-procedure calls the multi-step families must not be closed by
+ONE_CALL = ("lra", "nra", "lia", "nia", "field", "ring", "intuition", "psatz R 2")
+
+
+def test_multistep_statements_are_not_closed_by_one_call(prover: Prover) -> None:
+    """The multi-step families exist because one call does not prove them (multistep.py): none
+    of ONE_CALL, after intros, closes a sampled statement of any of them."""
+    closed = []
+    for family in multistep.FAMILIES:
+        for seed in (0, 1, HELDOUT_SEED_START):
+            item = candidate(family, seed)
+            closed += [f"{item.statement} by {tactic}" for tactic in ONE_CALL
+                       if prover.proves(dataclasses.replace(item, proof=f"intros; {tactic}.")) is None]
+    assert not closed, "\n".join(closed)
 
 
 def test_a_wrong_answer_is_not_proved(prover: Prover) -> None:

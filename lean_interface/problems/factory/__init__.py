@@ -10,6 +10,9 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
                    word problems over nat
   inequalities.py  squares and AM-GM, minima of quadratics, integer bounds, absolute value
   sums.py          sums by induction (sum_f_R0), concrete sums and products over nat
+  multistep.py     statements no single decision procedure closes: functional equations
+                   instantiated at points, recurrences unrolled, Nat.iter closed forms by
+                   induction, absolute values by cases, existentials by a witness
   elaborate.py     the Coq check: one coqtop, a key per statement (its printed closed form)
   build.py         draw, refuse dev-subset statements, elaborate, deduplicate, write JSONL
 
@@ -18,10 +21,11 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
 
 from __future__ import annotations
 
-from lean_interface.problems.factory import algebra, inequalities, numbers, sums
+from lean_interface.problems.factory import algebra, inequalities, multistep, numbers, sums
 from lean_interface.problems.factory.family import Family
 
-FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES)
+FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES,
+                               *multistep.FAMILIES)
 
 
 def family_named(name: str) -> Family:

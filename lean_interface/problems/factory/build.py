@@ -36,7 +36,7 @@ class FactoryConfig:
     Fields:
       out:           the JSONL file (a summary is written next to it as `<stem>.summary.json`).
       scale:         multiplies every family's train seed count (`Family.seeds`); 1.0 is the
-                     default build (28,600 drawn, 27,108 distinct).
+                     default build (34,000 drawn, 32,254 distinct).
       heldout_seeds: seeds per (not held-out) family from HELDOUT_SEED_START on: the held-out seed block.
       families:      family names to build (empty: all).
       chunk:         statements per coqtop alignment check (`elaborate.CoqElaborator`).
