@@ -2,7 +2,9 @@
 
 The factory itself lives in the problem layer (`lean_interface.problems.factory`); this module only
 turns the composed config into a `FactoryConfig`, runs the build with one coqtop, writes the
-items and prints what happened. Bad input is a UsageError (one line, exit code 2).
+items and prints what happened; with `scripts=<jsonl>` it also replays the train items' proof
+scripts as demonstrations (`factory.scripts`; `reuse=true` skips a build already on disk). Bad
+input is a UsageError (one line, exit code 2).
 """
 
 from __future__ import annotations
@@ -11,11 +13,15 @@ import json
 from pathlib import Path
 
 from omegaconf import DictConfig
+from tqdm import tqdm
 
 from alphaprover.config import UsageError, to_plain
 from lean_interface.problems.factory import FAMILIES, family_named
-from lean_interface.problems.factory.build import FactoryConfig, build, write_items
+from lean_interface.coq.proof_replay import ProofReplayer
+from lean_interface.problems.factory.build import FactoryConfig, build, read_items, write_items
 from lean_interface.problems.factory.elaborate import CoqElaborator
+from lean_interface.problems.factory.family import TRAIN, Item
+from lean_interface.problems.factory.scripts import script_records, write_records
 
 
 def run_factory(cfg: DictConfig) -> int:
@@ -25,16 +31,36 @@ def run_factory(cfg: DictConfig) -> int:
     except (TypeError, ValueError) as error:
         raise UsageError(f"bad factory config: {error}") from None
     out = Path(config.out)
-    if out.exists() and out.is_dir():
-        raise UsageError(f"out={out} is a directory; name a .jsonl file")
-    with CoqElaborator(chunk=config.chunk) as elaborator:
-        items, report = build(families, config, elaborator)
-    summary = write_items(items, out, report)
-    print(f"factory: {report.items} items ({report.splits.get('train', 0)} train, "
-          f"{report.splits.get('heldout', 0)} held out) from {report.candidates} drawn in {len(families)} families; "
-          f"dropped {report.duplicates} duplicates, {report.not_elaborating} not elaborating, "
-          f"{report.dev_refused} dev-subset; generation {report.generate_seconds} s, "
-          f"elaboration {report.elaborate_seconds} s")
-    print(f"written to {out} and {summary}")
-    print(json.dumps({name: counts for name, counts in report.families.items()}))
+    for key, path in (("out", out), ("scripts", Path(config.scripts) if config.scripts else None)):
+        if path is not None and path.is_dir():
+            raise UsageError(f"{key}={path} is a directory; name a .jsonl file")
+    if config.reuse and out.is_file():
+        try:
+            items = read_items(out, split=None)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        print(f"factory: {len(items)} items read from {out} (reuse=true)")
+    else:
+        with CoqElaborator(chunk=config.chunk) as elaborator:
+            items, report = build(families, config, elaborator)
+        summary = write_items(items, out, report)
+        print(f"factory: {report.items} items ({report.splits.get('train', 0)} train, "
+              f"{report.splits.get('heldout', 0)} held out) from {report.candidates} drawn in {len(families)} "
+              f"families; dropped {report.duplicates} duplicates, {report.not_elaborating} not elaborating, "
+              f"{report.dev_refused} dev-subset; generation {report.generate_seconds} s, "
+              f"elaboration {report.elaborate_seconds} s")
+        print(f"written to {out} and {summary}")
+        print(json.dumps({name: counts for name, counts in report.families.items()}))
+    if config.scripts:
+        write_scripts(items, Path(config.scripts))
     return 0
+
+
+def write_scripts(items: list[Item], path: Path) -> None:
+    """The train items' proof scripts, replayed in Coq, as demonstrations in `path` (JSONL)."""
+    train = [item for item in items if item.split == TRAIN]
+    with ProofReplayer() as replayer, tqdm(total=len(train), desc="factory scripts", unit="item") as bar:
+        records, report = script_records(train, replayer, on_chunk=bar.update)
+    write_records(records, path)
+    print(f"scripts: {report.records} records from {report.replayed} of {report.items} train items "
+          f"({report.dropped} dropped by the replay, {report.drifted} whose generator changed) → {path}")

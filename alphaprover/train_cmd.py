@@ -53,18 +53,29 @@ def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
     return problems
 
 
-def load_supervised(path: str) -> list[TrainingRecord]:
-    """The supervised records mixed into learner batches (ssreflect tactics dropped)."""
-    if not path:
-        return []
+def load_supervised(paths: str) -> list[TrainingRecord]:
+    """The supervised records mixed into learner batches (ssreflect tactics dropped): every file of
+    the comma-separated `paths` (`alphaprover extract`'s stdlib records, `alphaprover factory
+    scripts=…`'s demonstrations); a missing file is skipped with a one-line warning saying what
+    makes it, a malformed one is a usage error."""
     from networks.dataset import is_ssreflect_tactic, read_examples
 
-    file = Path(path)
-    if not file.is_file():
-        print(f"warning: {file} not found (run `alphaprover extract`); learner trains on replay only")
-        return []
-    return [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in read_examples(file)
-            if not is_ssreflect_tactic(e.tactic)]
+    records: list[TrainingRecord] = []
+    for path in (part.strip() for part in paths.split(",")):
+        if not path:
+            continue
+        file = Path(path)
+        if not file.is_file():
+            maker = "alphaprover factory reuse=true scripts=" + path if "script" in file.name else "alphaprover extract"
+            print(f"warning: {file} not found (run `{maker}`); not mixed into learner batches")
+            continue
+        try:
+            examples = read_examples(file)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        records += [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in examples
+                    if not is_ssreflect_tactic(e.tactic)]
+    return records
 
 
 @dataclasses.dataclass(frozen=True)

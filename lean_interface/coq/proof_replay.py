@@ -129,6 +129,12 @@ class ProofReplayer:
     def close(self) -> None:
         self.process.close()
 
+    def __enter__(self) -> "ProofReplayer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def replay_file(self, text: str, source: str, max_seconds: float = 300.0) -> tuple[list[TacticRecord], ReplayStats]:
         import time
 

@@ -40,6 +40,9 @@ class FactoryConfig:
       heldout_seeds: seeds per (not held-out) family from HELDOUT_SEED_START on: the held-out seed block.
       families:      family names to build (empty: all).
       chunk:         statements per coqtop alignment check (`elaborate.CoqElaborator`).
+      scripts:       a JSONL file for the train items' proof scripts replayed in Coq as (goal,
+                     tactic, steps) demonstrations (`factory.scripts`); empty: none.
+      reuse:         read an existing `out` instead of building it again (to add `scripts` to a build).
     """
 
     out: str = "data/factory/factory.jsonl"
@@ -47,6 +50,8 @@ class FactoryConfig:
     heldout_seeds: int = 100
     families: tuple[str, ...] = ()
     chunk: int = DEFAULT_CHUNK
+    scripts: str = ""
+    reuse: bool = False
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> FactoryConfig:
