@@ -10,6 +10,7 @@ input is a UsageError (one line, exit code 2).
 from __future__ import annotations
 
 import json
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from omegaconf import DictConfig
@@ -17,11 +18,11 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, to_plain
 from lean_interface.problems.factory import FAMILIES, family_named
-from lean_interface.coq.proof_replay import ProofReplayer
+from lean_interface.coq.proof_replay import ProofReplayer, TacticRecord
 from lean_interface.problems.factory.build import FactoryConfig, build, read_items, write_items
 from lean_interface.problems.factory.elaborate import CoqElaborator
 from lean_interface.problems.factory.family import TRAIN, Item
-from lean_interface.problems.factory.scripts import script_records, write_records
+from lean_interface.problems.factory.scripts import ScriptReport, script_records, write_records
 
 
 def run_factory(cfg: DictConfig) -> int:
@@ -52,15 +53,29 @@ def run_factory(cfg: DictConfig) -> int:
         print(f"written to {out} and {summary}")
         print(json.dumps({name: counts for name, counts in report.families.items()}))
     if config.scripts:
-        write_scripts(items, Path(config.scripts))
+        write_scripts(items, Path(config.scripts), config.workers)
     return 0
 
 
-def write_scripts(items: list[Item], path: Path) -> None:
-    """The train items' proof scripts, replayed in Coq, as demonstrations in `path` (JSONL)."""
+def _replay_shard(items: list[Item]) -> tuple[list[TacticRecord], ScriptReport]:
+    with ProofReplayer() as replayer:
+        return script_records(items, replayer)
+
+
+def write_scripts(items: list[Item], path: Path, workers: int) -> None:
+    """The train items' proof scripts, replayed in Coq (`workers` processes, each with its own
+    coqtop, 500 items at a time), as demonstrations in `path` (JSONL)."""
     train = [item for item in items if item.split == TRAIN]
-    with ProofReplayer() as replayer, tqdm(total=len(train), desc="factory scripts", unit="item") as bar:
-        records, report = script_records(train, replayer, on_chunk=bar.update)
+    jobs = [train[start : start + 500] for start in range(0, len(train), 500)]
+    records: list[TacticRecord] = []
+    report = ScriptReport()
+    with ProcessPoolExecutor(max_workers=workers) as pool, \
+            tqdm(total=len(train), desc="factory scripts", unit="item") as bar:
+        for found, part in pool.map(_replay_shard, jobs):
+            records += found
+            for name in ("items", "replayed", "dropped", "drifted", "records"):
+                setattr(report, name, getattr(report, name) + getattr(part, name))
+            bar.update(part.items)
     write_records(records, path)
     print(f"scripts: {report.records} records from {report.replayed} of {report.items} train items "
           f"({report.dropped} dropped by the replay, {report.drifted} whose generator changed) → {path}")

@@ -43,6 +43,7 @@ class FactoryConfig:
       scripts:       a JSONL file for the train items' proof scripts replayed in Coq as (goal,
                      tactic, steps) demonstrations (`factory.scripts`); empty: none.
       reuse:         read an existing `out` instead of building it again (to add `scripts` to a build).
+      workers:       coqtop processes replaying the scripts.
     """
 
     out: str = "data/factory/factory.jsonl"
@@ -52,6 +53,7 @@ class FactoryConfig:
     chunk: int = DEFAULT_CHUNK
     scripts: str = ""
     reuse: bool = False
+    workers: int = 2
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> FactoryConfig:
@@ -67,6 +69,8 @@ class FactoryConfig:
             raise ValueError(f"scale must be positive, not {config.scale}")
         if not 0 <= config.heldout_seeds <= 9_999:
             raise ValueError(f"heldout_seeds must be in 0..9999, not {config.heldout_seeds}")
+        if config.workers < 1:
+            raise ValueError(f"workers must be at least 1, not {config.workers}")
         if config.chunk < 1:
             raise ValueError(f"chunk must be at least 1, not {config.chunk}")
         return config
