@@ -114,22 +114,60 @@ def value_auc(checkpoint: str, heldout_file: Path) -> float:
     return auc(predicted_values(model, tokenizer, [g for g, _ in goals]), [label for _, label in goals])
 
 
+def script_references(run_dir: Path) -> list[tuple[str, str]]:
+    """(goal, tactic) for every step of the proof scripts of the run's held-out slice (the items its
+    rounds searched in `rounds/r000/heldout.jsonl`), replayed in Coq: multi-step references that
+    automation proofs are not. Evaluation only: nothing here reaches a learner."""
+    from lean_interface.coq.proof_replay import ProofReplayer
+    from lean_interface.problems.factory.build import read_items
+    from lean_interface.problems.factory.family import HELDOUT
+    from lean_interface.problems.factory.scripts import script_records
+
+    slice_ids = {row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")}
+    config = yaml_sources(run_dir)
+    items = [item for path in config for item in read_items(Path(path), split=HELDOUT)
+             if any(pid.endswith("/" + item.name) or pid == item.name for pid in slice_ids)]
+    with ProofReplayer() as replayer:
+        records, _ = script_records(items, replayer, split=HELDOUT)
+    return [(r.goal, r.tactic) for r in records]
+
+
+def yaml_sources(run_dir: Path) -> list[str]:
+    """The factory files a run's saved config names as sources."""
+    from omegaconf import OmegaConf
+
+    from selfplay.sources import parse_spec
+
+    specs = [parse_spec(str(s)) for s in OmegaConf.load(run_dir / "config.yaml").get("sources", [])]
+    return [spec.target for spec in specs if spec.kind == "factory"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--checkpoint", action="append", default=[], help="repeatable")
     parser.add_argument("--round", type=int, default=-1, help="held-out goals of this round (default: the last)")
+    parser.add_argument("--references", choices=("automation", "scripts"), default="automation",
+                        help="automation: the run's references.jsonl; scripts: the held-out slice's own proof "
+                             "scripts replayed in Coq (every step, every item)")
+    parser.add_argument("--demonstrations", default="", help="a supervised JSONL (factory scripts) whose tactics "
+                        "count with the buffer's for frequent-8 and the bigram: what the learner was trained on")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(2)
-    references = [(goal, tactic) for row in read_rows(args.run_dir / "references.jsonl") for goal, tactic in row["steps"]]
+    references = (script_references(args.run_dir) if args.references == "scripts" else
+                  [(goal, tactic) for row in read_rows(args.run_dir / "references.jsonl") for goal, tactic in row["steps"]])
     if not references:
-        print(f"{args.run_dir}: no reference steps (references.jsonl)", file=sys.stderr)
+        print(f"{args.run_dir}: no reference steps ({args.references})", file=sys.stderr)
         return 2
     goals = [goal for goal, _ in references]
     wanted = [coq_tactic(tactic) for _, tactic in references]
     targets = [r.tactic for e in ReplayBuffer(args.run_dir / "buffer", 10**9).episodes_iter() for r in e.records if r.tactic]
+    if args.demonstrations:
+        from networks.dataset import read_examples
+
+        targets += [example.tactic for example in read_examples(args.demonstrations)]
     frequent = [t for t, _ in Counter(coq_tactic(t) for t in targets).most_common(BEAMS)]
     tokenizer = ProofTokenizer.load(args.checkpoint[0] if args.checkpoint else ROOT / "checkpoints/alphaprover-coq-small")
     bigram = Bigram([tokenizer.encode_tactic(t, 49) for t in targets], tokenizer.vocab_size)
@@ -144,8 +182,8 @@ def main() -> int:
     hard = [i for i, ref in enumerate(wanted) if ref not in frequent]
     rounds = sorted((args.run_dir / "rounds").glob("r*/heldout.jsonl"))
     heldout = args.run_dir / "rounds" / f"r{args.round:03d}" / "heldout.jsonl" if args.round >= 0 else rounds[-1]
-    print(f"{len(references)} reference steps from {sum(1 for _ in read_rows(args.run_dir / 'references.jsonl'))} "
-          f"held-out problems; {len(hard)} of them outside the frequent-8; buffer {len(targets)} policy targets; "
+    print(f"{len(references)} reference steps ({args.references}); {len(hard)} of them outside the frequent-8; "
+          f"{len(targets)} training targets; "
           f"frequent-8 = {frequent}; bigram 8-beam = {bigram_answers}")
     print(f"value AUC on the goals of {heldout.relative_to(args.run_dir)}")
     print("| answers from | top-1 | top-8 | top-8 outside frequent-8 | value AUC |")

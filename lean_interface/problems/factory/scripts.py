@@ -57,12 +57,16 @@ def proof_file(prelude: str, header: str, items: Sequence[tuple[Item, str]]) -> 
     return "\n".join(lines) + "\n"
 
 
-def scripts_of(items: Iterable[Item], report: ScriptReport) -> list[tuple[Item, str]]:
-    """(item, proof script) for every train item whose family still writes its statement."""
+def scripts_of(items: Iterable[Item], report: ScriptReport, split: str = TRAIN) -> list[tuple[Item, str]]:
+    """(item, proof script) for every item whose family still writes its statement. Every item must
+    be of `split`: train for demonstrations (a held-out item is refused, never skipped quietly);
+    `split=HELDOUT` only for evaluation references (benchmarks/policy_baselines.py), never written
+    where a learner reads."""
     scripted = []
     for item in items:
-        if item.split != TRAIN:
-            raise ValueError(f"{item.name} is held out: its script is never replayed for training")
+        if item.split != split:
+            what = "held out: its script is never replayed for training" if split == TRAIN else f"not {split}"
+            raise ValueError(f"{item.name} is {what}")
         report.items += 1
         regenerated = candidate(family_named(item.family), item.seed)
         if regenerated.statement != item.statement:
@@ -73,11 +77,12 @@ def scripts_of(items: Iterable[Item], report: ScriptReport) -> list[tuple[Item, 
 
 
 def script_records(items: Iterable[Item], replayer: ProofReplayer, prelude: str = DEFAULT_PRELUDE,
-                   chunk: int = 100, on_chunk: Callable[[int], None] | None = None
+                   chunk: int = 100, on_chunk: Callable[[int], None] | None = None, split: str = TRAIN
                    ) -> tuple[list[TacticRecord], ScriptReport]:
-    """Replay the scripts of `items` (train items only), `chunk` items per file, grouped by header."""
+    """Replay the scripts of `items` (all of `split`: train unless evaluating), `chunk` items per
+    file, grouped by header."""
     report = ScriptReport()
-    scripted = sorted(scripts_of(items, report), key=lambda pair: (pair[0].header, pair[0].name))
+    scripted = sorted(scripts_of(items, report, split), key=lambda pair: (pair[0].header, pair[0].name))
     records: list[TacticRecord] = []
     for header, group in groupby(scripted, key=lambda pair: pair[0].header):
         pairs = list(group)
