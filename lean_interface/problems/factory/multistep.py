@@ -29,7 +29,10 @@ treat `f t`, `a k`, `Rabs e` and `Nat.iter n g a` as atoms and never instantiate
 decision procedure proves an existential (measured: 0 of 10 seeds per family closed by any one of
 them, each under `Timeout 5`; tests/integration/test_factory.py keeps checking a sample). A
 substitution-chain family (y = 2 x + 1, z = y * y - 3 * y ⊢ z = 4 x^2 - 2 x - 2) was tried and
-dropped: lia and nia substitute defining equations themselves and closed it in one call.
+dropped: lia and nia substitute defining equations themselves and closed it in one call. One
+caveat seen in expert iteration: the search's `cases` automation family (`split_Rabs; lra`, one
+tactic with its own case split) closes `abs_cases`; it stays, since the policy alone must still
+learn to propose that split.
 """
 
 from __future__ import annotations
