@@ -73,8 +73,7 @@ def write_scripts(items: list[Item], path: Path, workers: int) -> None:
             tqdm(total=len(train), desc="factory scripts", unit="item") as bar:
         for found, part in pool.map(_replay_shard, jobs):
             records += found
-            for name in ("items", "replayed", "dropped", "drifted", "records"):
-                setattr(report, name, getattr(report, name) + getattr(part, name))
+            report.add(part)
             bar.update(part.items)
     write_records(records, path)
     print(f"scripts: {report.records} records from {report.replayed} of {report.items} train items "

@@ -123,10 +123,10 @@ def script_references(run_dir: Path) -> list[tuple[str, str]]:
     from lean_interface.problems.factory.family import HELDOUT
     from lean_interface.problems.factory.scripts import script_records
 
-    slice_ids = {row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")}
-    config = yaml_sources(run_dir)
-    items = [item for path in config for item in read_items(Path(path), split=HELDOUT)
-             if any(pid.endswith("/" + item.name) or pid == item.name for pid in slice_ids)]
+    # problem ids are `<source>/<theorem name>`
+    names = {row["problem"].rsplit("/", 1)[-1] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")}
+    items = [item for path in yaml_sources(run_dir) for item in read_items(Path(path), split=HELDOUT)
+             if item.name in names]
     with ProofReplayer() as replayer:
         records, _ = script_records(items, replayer, split=HELDOUT)
     return [(r.goal, r.tactic) for r in records]

@@ -48,6 +48,11 @@ class ScriptReport:
     drifted: int = 0           # items whose generator no longer writes the stored statement
     records: int = 0
 
+    def add(self, other: "ScriptReport") -> None:
+        """Count `other`'s work in too (one report over several replays)."""
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
 
 def proof_file(prelude: str, header: str, items: Sequence[tuple[Item, str]]) -> str:
     """One .v text: prelude and header once, then each item's statement and script."""
