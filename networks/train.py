@@ -46,6 +46,7 @@ class PretrainConfig:
     out_dir: str
     model: ProverModelConfig = field(default_factory=ProverModelConfig)
     vocab_size: int = 4000
+    whole_identifiers: bool = True  # tokenizer of a NEW run: identifiers stay whole (networks.tokenizer)
     batch_size: int = 32
     lr: float = 1e-3
     weight_decay: float = 0.01
@@ -122,7 +123,8 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         model, tokenizer, _ = load_checkpoint(cfg.init_from, device)
         state = None
     else:
-        tokenizer = ProofTokenizer.train((t for e in train_examples for t in (e.goal, e.tactic)), cfg.vocab_size)
+        tokenizer = ProofTokenizer.train((t for e in train_examples for t in (e.goal, e.tactic)), cfg.vocab_size,
+                                        cfg.whole_identifiers)
         model_cfg = ProverModelConfig.from_dict({**cfg.model.to_dict(), "vocab_size": tokenizer.vocab_size})
         model = ProverModel(model_cfg).to(device)
         state = None
