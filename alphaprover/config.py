@@ -114,7 +114,35 @@ def new_run_dir(root: str | Path, command: str) -> Path:
 
 
 def save_config(cfg: DictConfig, run_dir: Path) -> Path:
-    """Write the resolved config tree beside the run's outputs."""
+    """Write the resolved config tree beside the run's outputs. A resumed run started with other
+    settings keeps the tree it ran under before as `config.history/<n>.yaml` (n = 1, 2, …) and
+    says which keys changed, so every round of a long run can be traced to the settings it had."""
     path = run_dir / "config.yaml"
-    path.write_text(OmegaConf.to_yaml(cfg, resolve=True), encoding="utf-8")
+    text = OmegaConf.to_yaml(cfg, resolve=True)
+    if path.is_file():
+        before = path.read_text(encoding="utf-8")
+        if before != text:
+            history = run_dir / "config.history"
+            history.mkdir(exist_ok=True)
+            number = 1 + max((int(p.stem) for p in history.glob("*.yaml") if p.stem.isdigit()), default=0)
+            (history / f"{number}.yaml").write_text(before, encoding="utf-8")
+            changed = changed_keys(OmegaConf.create(before), cfg)
+            print(f"config changed since the last start ({', '.join(changed) or 'formatting only'}); "
+                  f"the previous one is kept as {history / f'{number}.yaml'}")
+    path.write_text(text, encoding="utf-8")
     return path
+
+
+def changed_keys(before: DictConfig, after: DictConfig) -> list[str]:
+    """Dotted keys whose value differs between two config trees (added and removed keys included)."""
+    def flat(node, prefix: str = "") -> dict[str, object]:
+        if isinstance(node, dict):
+            out: dict[str, object] = {}
+            for key, value in node.items():
+                out.update(flat(value, f"{prefix}{key}."))
+            return out
+        return {prefix.rstrip("."): node}
+
+    old = flat(OmegaConf.to_container(before, resolve=True))
+    new = flat(OmegaConf.to_container(after, resolve=True))
+    return sorted(key for key in old.keys() | new.keys() if old.get(key, "<absent>") != new.get(key, "<absent>"))

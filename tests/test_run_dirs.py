@@ -1,5 +1,6 @@
-"""`new_run_dir`: every caller gets a directory of its own, even when runs start in the same second
-(two `alphaprover eval` processes started together once collided on one name and crashed)."""
+"""Run directories. `new_run_dir`: every caller gets a directory of its own, even when runs start in
+the same second (two `alphaprover eval` processes started together once collided on one name and
+crashed). `save_config`: a run resumed with other settings keeps the config it ran under before."""
 
 from __future__ import annotations
 
@@ -51,3 +52,23 @@ def test_concurrent_callers_never_share_a_directory(tmp_path: Path, monkeypatch)
         thread.join()
     assert not errors
     assert len(set(made)) == 8
+
+
+def test_a_resumed_run_with_other_settings_keeps_the_previous_config(tmp_path: Path, capsys) -> None:
+    from omegaconf import OmegaConf
+
+    from alphaprover.config import changed_keys, save_config
+
+    first = OmegaConf.create({"learner": {"lr": 3e-4, "batch_size": 32}, "iteration": {"rounds": 0}})
+    save_config(first, tmp_path)
+    save_config(first, tmp_path)  # same settings: nothing kept, nothing said
+    assert not (tmp_path / "config.history").exists() and capsys.readouterr().out == ""
+    second = OmegaConf.create({"learner": {"lr": 1e-3, "batch_size": 32}, "iteration": {"rounds": 0, "extra": 1}})
+    save_config(second, tmp_path)
+    said = capsys.readouterr().out
+    assert "iteration.extra, learner.lr" in said and "config.history/1.yaml" in said
+    assert OmegaConf.load(tmp_path / "config.history" / "1.yaml").learner.lr == 3e-4
+    assert OmegaConf.load(tmp_path / "config.yaml").learner.lr == 1e-3
+    save_config(first, tmp_path)  # and back: the numbering goes on
+    assert OmegaConf.load(tmp_path / "config.history" / "2.yaml").learner.lr == 1e-3
+    assert changed_keys(first, first) == [] and changed_keys(first, second) == ["iteration.extra", "learner.lr"]
