@@ -56,15 +56,19 @@ def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
 def load_supervised(paths: str) -> list[TrainingRecord]:
     """The supervised records mixed into learner batches (ssreflect tactics dropped): every file of
     the comma-separated `paths` (`alphaprover extract`'s stdlib records, `alphaprover factory
-    scripts=…`'s demonstrations); a missing file is skipped with a one-line warning saying what
-    makes it, a malformed one is a usage error."""
+    scripts=…`'s demonstrations); `file*N` (N ≥ 1) counts a file's records N times, so a small
+    file can weigh more in the mix than its size; a missing file is skipped with a one-line
+    warning saying what makes it, a malformed one (or a bad weight) is a usage error."""
     from networks.dataset import is_ssreflect_tactic, read_examples
 
     records: list[TrainingRecord] = []
-    for path in (part.strip() for part in paths.split(",")):
-        if not path:
+    for part in (part.strip() for part in paths.split(",")):
+        if not part:
             continue
-        file = Path(path)
+        path, star, weight = part.rpartition("*") if "*" in part else (part, "", "1")
+        if not weight.strip().isdigit() or int(weight) < 1:
+            raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
+        file = Path(path.strip())
         if not file.is_file():
             maker = "alphaprover factory reuse=true scripts=" + path if "script" in file.name else "alphaprover extract"
             print(f"warning: {file} not found (run `{maker}`); not mixed into learner batches")
@@ -74,7 +78,7 @@ def load_supervised(paths: str) -> list[TrainingRecord]:
         except ValueError as error:
             raise UsageError(str(error)) from None
         records += [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in examples
-                    if not is_ssreflect_tactic(e.tactic)]
+                    if not is_ssreflect_tactic(e.tactic)] * int(weight)
     return records
 
 

@@ -67,6 +67,11 @@ def test_supervised_files_are_comma_separated_and_a_missing_one_is_skipped(tmp_p
     assert [(r.goal, r.tactic) for r in records] == [("⊢ True", "trivial."), ("x : R\n⊢ x = x", "lra.")]
     assert "alphaprover factory reuse=true scripts=" in capsys.readouterr().out
     assert load_supervised("") == []
+    weighted = load_supervised(f"{stdlib},{scripts}*3")  # the demonstrations counted three times
+    assert [r.tactic for r in weighted] == ["trivial.", "lra.", "lra.", "lra."]
+    for bad in (f"{scripts}*0", f"{scripts}*x", f"{scripts}*1.5"):
+        with pytest.raises(UsageError, match="whole number"):
+            load_supervised(bad)
 
 
 def test_a_malformed_supervised_file_is_a_usage_error(tmp_path: Path) -> None:
