@@ -11,7 +11,10 @@ the held-out slice proved by the automation alone, proofs pruned), top-1 and top
 * each checkpoint: an 8-beam of its decoder on the goal.
 
 Each column is also given on the references the frequent-8 misses (the non-trivial ones), where
-every goal-blind baseline scores 0 by construction of frequent-8.
+every goal-blind baseline scores 0 by construction of frequent-8. On those, the median log-prob
+(nats) of the whole reference tactic, teacher-forced (the bigram: its own token log-probs): a
+number that moves long before the reference enters the 8-beam, so a round's learning shows
+before it pays in exact match or proofs.
 
 Value — AUC of V on the goals of a round's held-out searches, proved vs searched without a proof
 (`rounds/rNNN/heldout.jsonl`), against a constant (0.5).
@@ -52,6 +55,9 @@ class Bigram:
     def log_prob(self, prev: int, token: int) -> float:
         row = self.counts.get(prev, Counter())
         return math.log((row[token] + 1) / (sum(row.values()) + self.vocab))
+
+    def sequence_log_prob(self, ids: list[int]) -> float:
+        return sum(self.log_prob(prev, token) for prev, token in zip([-1, *ids], ids))
 
     def beam(self, eos: int, width: int, max_tokens: int) -> list[list[int]]:
         """The `width` most probable sequences ending in `eos` (beam search; only tokens seen after
@@ -103,6 +109,30 @@ def checkpoint_answers(checkpoint: str, goals: list[str]) -> list[list[str | Non
             for row in range(len(chunk)):
                 answers.append([coq_tactic(tokenizer.decode(ids.tolist())) for ids in out[row * BEAMS:(row + 1) * BEAMS]])
     return answers
+
+
+def checkpoint_log_probs(checkpoint: str, goals: list[str], tactics: list[str]) -> list[float]:
+    """Teacher-forced log-prob (nats) of each tactic on its goal (overlong tactics: the scorer's penalty)."""
+    import torch
+
+    from networks.checkpoint import load_checkpoint
+    from networks.sampling import score_tactics
+
+    model, tokenizer, _ = load_checkpoint(checkpoint)
+    model.eval()
+    scores: list[float] = []
+    with torch.no_grad():
+        for start in range(0, len(goals), 16):
+            rows = score_tactics(model, tokenizer, goals[start:start + 16], [[t] for t in tactics[start:start + 16]])
+            scores += [row[0] for row in rows]
+    return scores
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return float("nan") if not ordered else (
+        ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
 
 
 def value_auc(checkpoint: str, heldout_file: Path) -> float:
@@ -186,13 +216,18 @@ def main() -> int:
           f"{len(targets)} training targets; "
           f"frequent-8 = {frequent}; bigram 8-beam = {bigram_answers}")
     print(f"value AUC on the goals of {heldout.relative_to(args.run_dir)}")
-    print("| answers from | top-1 | top-8 | top-8 outside frequent-8 | value AUC |")
-    print("|---|---:|---:|---:|---:|")
+    hard_goals = [goals[i] for i in hard]
+    hard_tactics = [references[i][1] for i in hard]
+    log_probs = {"goal-blind bigram": [bigram.sequence_log_prob(tokenizer.encode_tactic(t, 49)) for t in hard_tactics]}
+    print("| answers from | top-1 | top-8 | top-8 outside frequent-8 | median log-prob outside frequent-8 | value AUC |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, answers in columns.items():
         top1, top8 = exact_match(answers, wanted)
         _, hard8 = exact_match([answers[i] for i in hard], [wanted[i] for i in hard])
+        scores = checkpoint_log_probs(name, hard_goals, hard_tactics) if name in args.checkpoint else log_probs.get(name)
+        log_prob = f"{median(scores):.1f}" if scores else "—"
         value = f"{value_auc(name, heldout):.3f}" if name in args.checkpoint else "0.500 (constant)"
-        print(f"| {name} | {top1:.3f} | {top8:.3f} | {hard8:.3f} | {value} |")
+        print(f"| {name} | {top1:.3f} | {top8:.3f} | {hard8:.3f} | {log_prob} | {value} |")
     return 0
 
 
