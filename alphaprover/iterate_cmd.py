@@ -124,7 +124,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     writer = SummaryWriter(str(run_dir / "tb"))
     try:
         driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer,
-                                 value_scorer=value_scorer, topk_scorer=topk_scorer)
+                                 value_scorer=value_scorer, topk_scorer=topk_scorer, logprob_scorer=logprob_scorer,
+                                 script_referencer=lambda problem_ids: script_references(problem_ids, files))
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "
@@ -180,4 +181,38 @@ def topk_scorer(checkpoint: Path, references: list[tuple[str, str]], k: int) -> 
     return beam_exact_match(model, tokenizer, [Example(goal, tactic, 1) for goal, tactic in references], k)["topk"]
 
 
-__all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "run_expert_iteration"]
+def logprob_scorer(checkpoint: Path, steps: list[tuple[str, str]]) -> list[float]:
+    """Teacher-forced log-prob (nats) the checkpoint gives each (goal, tactic) step."""
+    import torch
+
+    from networks.checkpoint import load_checkpoint
+    from networks.sampling import score_tactics
+
+    model, tokenizer, _ = load_checkpoint(checkpoint)
+    model.eval()
+    scores: list[float] = []
+    with torch.no_grad():
+        for start in range(0, len(steps), 16):
+            chunk = steps[start:start + 16]
+            scores += [row[0] for row in score_tactics(model, tokenizer, [g for g, _ in chunk], [[t] for _, t in chunk])]
+    return scores
+
+
+def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
+    """Every step of the held-out items' own proof scripts, replayed in Coq, as rows (problem, goal,
+    tactic, steps still to go): evaluation references, never learner data."""
+    from lean_interface.coq.proof_replay import ProofReplayer
+    from lean_interface.problems.factory.build import read_items
+    from lean_interface.problems.factory.family import HELDOUT
+    from lean_interface.problems.factory.scripts import script_records
+
+    ids = {problem_id.rsplit("/", 1)[-1]: problem_id for problem_id in problem_ids}  # ids are heldout/<name>
+    items = [item for path in files for item in read_items(path, split=HELDOUT) if item.name in ids]
+    with ProofReplayer() as replayer:
+        records, _ = script_records(items, replayer, split=HELDOUT)
+    return [{"problem": ids[r.lemma], "goal": r.goal, "tactic": r.tactic, "steps": r.steps}
+            for r in records if r.lemma in ids]
+
+
+__all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "logprob_scorer", "run_expert_iteration",
+           "script_references"]

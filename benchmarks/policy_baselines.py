@@ -34,10 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from alphaprover.iterate_cmd import logprob_scorer  # noqa: E402
 from lean_interface.tactic_form import coq_tactic  # noqa: E402
 from networks.tokenizer import ProofTokenizer  # noqa: E402
-from selfplay.expert_iteration import auc, read_rows  # noqa: E402
 from selfplay.replay_buffer import ReplayBuffer  # noqa: E402
+from selfplay.round_metrics import auc, median, read_rows  # noqa: E402
 
 BEAMS = 8
 
@@ -111,30 +112,6 @@ def checkpoint_answers(checkpoint: str, goals: list[str]) -> list[list[str | Non
     return answers
 
 
-def checkpoint_log_probs(checkpoint: str, goals: list[str], tactics: list[str]) -> list[float]:
-    """Teacher-forced log-prob (nats) of each tactic on its goal (overlong tactics: the scorer's penalty)."""
-    import torch
-
-    from networks.checkpoint import load_checkpoint
-    from networks.sampling import score_tactics
-
-    model, tokenizer, _ = load_checkpoint(checkpoint)
-    model.eval()
-    scores: list[float] = []
-    with torch.no_grad():
-        for start in range(0, len(goals), 16):
-            rows = score_tactics(model, tokenizer, goals[start:start + 16], [[t] for t in tactics[start:start + 16]])
-            scores += [row[0] for row in rows]
-    return scores
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return float("nan") if not ordered else (
-        ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
-
-
 def value_auc(checkpoint: str, heldout_file: Path) -> float:
     from networks.checkpoint import load_checkpoint
     from networks.train_eval import predicted_values
@@ -148,18 +125,10 @@ def script_references(run_dir: Path) -> list[tuple[str, str]]:
     """(goal, tactic) for every step of the proof scripts of the run's held-out slice (the items its
     rounds searched in `rounds/r000/heldout.jsonl`), replayed in Coq: multi-step references that
     automation proofs are not. Evaluation only: nothing here reaches a learner."""
-    from lean_interface.coq.proof_replay import ProofReplayer
-    from lean_interface.problems.factory.build import read_items
-    from lean_interface.problems.factory.family import HELDOUT
-    from lean_interface.problems.factory.scripts import script_records
+    from alphaprover.iterate_cmd import script_references as replayed_scripts
 
-    # problem ids are `<source>/<theorem name>`
-    names = {row["problem"].rsplit("/", 1)[-1] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")}
-    items = [item for path in yaml_sources(run_dir) for item in read_items(Path(path), split=HELDOUT)
-             if item.name in names]
-    with ProofReplayer() as replayer:
-        records, _ = script_records(items, replayer, split=HELDOUT)
-    return [(r.goal, r.tactic) for r in records]
+    problems = [row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")]
+    return [(row["goal"], row["tactic"]) for row in replayed_scripts(problems, [Path(p) for p in yaml_sources(run_dir)])]
 
 
 def yaml_sources(run_dir: Path) -> list[str]:
@@ -224,7 +193,7 @@ def main() -> int:
     for name, answers in columns.items():
         top1, top8 = exact_match(answers, wanted)
         _, hard8 = exact_match([answers[i] for i in hard], [wanted[i] for i in hard])
-        scores = checkpoint_log_probs(name, hard_goals, hard_tactics) if name in args.checkpoint else log_probs.get(name)
+        scores = logprob_scorer(Path(name), list(zip(hard_goals, hard_tactics))) if name in args.checkpoint else log_probs.get(name)
         log_prob = f"{median(scores):.1f}" if scores else "—"
         value = f"{value_auc(name, heldout):.3f}" if name in args.checkpoint else "0.500 (constant)"
         print(f"| {name} | {top1:.3f} | {top8:.3f} | {hard8:.3f} | {log_prob} | {value} |")

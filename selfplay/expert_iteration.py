@@ -4,6 +4,8 @@ Once, before round 0: **reference** — the held-out slice searched by the autom
 (`fixed` actions, no network), proofs pruned; their steps are the reference (goal, tactic) pairs
 on which every round's policy is scored by exact match (top-8 of an 8-beam) beside the baseline
 "the 8 tactics most frequent in the training buffer". They are measurements, never training data.
+Likewise (on first need) the slice's own proof scripts, replayed in Coq: each round's
+`script_logprob` is the median log-prob the policy gives their steps before the closing call.
 
 Round r (weights version r; version 0 is the starting checkpoint):
 
@@ -40,7 +42,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import time
 from collections import Counter
@@ -57,17 +58,13 @@ from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
+from selfplay.round_metrics import CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, spread
 
 log = logging.getLogger(__name__)
 
 REFERENCE, EVALUATE, SEARCH, LEARN = "reference", "evaluate", "search", "learn"
 #: the pool kind of the search phase's policy-alone share
 SEARCH_POLICY = "search-policy"
-#: columns of curve.tsv, in order
-CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
-                 "reference_top8", "frequent8_top8",
-                 "search_attempted", "search_proved", "train_proved_total", "learner_step", "policy_loss",
-                 "value_loss", "minutes")
 #: train.yaml keys at the top level that ExpertIterationConfig shares with the selfplay loop; the
 #: rest of its fields live under `iteration:`
 SHARED_KEYS = ("run_dir", "checkpoint", "seed", "resume", "max_minutes", "learner")
@@ -145,7 +142,9 @@ class ExpertIteration:
     def __init__(self, cfg: ExpertIterationConfig, train: Sequence[SourceProblem], heldout: Sequence[SourceProblem],
                  supervised: Sequence[TrainingRecord], make_pool: PoolFactory, writer=None,
                  value_scorer: Callable[[Path, list[str]], list[float]] | None = None,
-                 topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None) -> None:
+                 topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None,
+                 logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
+                 script_referencer: Callable[[list[str]], list[dict]] | None = None) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.train = {p.id: p for p in train}
@@ -169,6 +168,8 @@ class ExpertIteration:
         self.writer = writer
         self.value_scorer = value_scorer
         self.topk_scorer = topk_scorer
+        self.logprob_scorer = logprob_scorer
+        self.script_referencer = script_referencer
         self.heldout_slice = spread(sorted(self.heldout), cfg.heldout_problems)
         self.started = time.monotonic()
         #: progress display: (phase kind, done, total, proved) after each stored attempt and
@@ -231,6 +232,16 @@ class ExpertIteration:
 
     def references(self) -> list[tuple[str, str]]:
         return [(goal, tactic) for row in read_rows(self.run_dir / "references.jsonl") for goal, tactic in row["steps"]]
+
+    def script_steps(self) -> list[tuple[str, str]]:
+        """(goal, tactic) of every step before the closing one in the held-out slice's own proof
+        scripts, replayed once by `script_referencer` into `script_references.jsonl` (evaluation
+        only: nothing in it reaches the learner). Empty without a referencer or scripts."""
+        path = self.run_dir / "script_references.jsonl"
+        if not path.is_file() and self.script_referencer is not None:
+            rows = self.script_referencer(list(self.heldout_slice))
+            write_atomic(path, "".join(json.dumps(row) + "\n" for row in rows))
+        return [(row["goal"], row["tactic"]) for row in read_rows(path) if int(row.get("steps", 1)) > 1]
 
     def frequent_tactics(self, count: int = 8) -> list[str]:
         """The `count` most frequent policy targets in the training buffer (the baseline)."""
@@ -366,7 +377,7 @@ class ExpertIteration:
         proved = sum(1 for row in rows if row["proved"])
         summary = {"heldout_proved": proved, "heldout_attempted": len(rows),
                    "heldout_rate": round(proved / max(1, len(rows)), 4), "value_auc": float("nan"),
-                   "reference_top8": float("nan"), "frequent8_top8": float("nan")}
+                   "reference_top8": float("nan"), "frequent8_top8": float("nan"), "script_logprob": float("nan")}
         references = self.references()
         if references:
             frequent = set(self.frequent_tactics())
@@ -375,6 +386,10 @@ class ExpertIteration:
             version = self.learner.latest_weights()
             if self.topk_scorer is not None and version is not None:
                 summary["reference_top8"] = round(self.topk_scorer(version[1], references, 8), 4)
+        if self.logprob_scorer is not None:
+            steps, version = self.script_steps(), self.learner.latest_weights()
+            if steps and version is not None:
+                summary["script_logprob"] = round(median(self.logprob_scorer(version[1], steps)), 3)
         if self.value_scorer is not None:
             goals = [(text, label) for row in rows for text, label in row.get("goals", [])]
             labels = [bool(label) for _, label in goals]
@@ -390,7 +405,7 @@ class ExpertIteration:
         write_atomic(self.round_dir(round_index) / "heldout.summary.json", json.dumps(summary))
         if self.writer is not None:
             self.writer.add_scalar("curve/heldout_rate", summary["heldout_rate"], round_index)
-            for name in ("value_auc", "reference_top8", "frequent8_top8"):
+            for name in ("value_auc", "reference_top8", "frequent8_top8", "script_logprob"):
                 if summary[name] == summary[name]:  # not NaN
                     self.writer.add_scalar(f"curve/{name}", summary[name], round_index)
             self.writer.flush()
@@ -406,13 +421,7 @@ class ExpertIteration:
                "search_attempted": len(rows), "search_proved": sum(1 for r in rows if r["proved"]),
                "train_proved_total": len(proved_total), "learner_step": self.learner.step, **losses,
                "minutes": round((time.monotonic() - self.started) / 60, 1)}
-        curve = self.run_dir / "curve.tsv"
-        existing = {line.split("\t", 1)[0] for line in curve.read_text().splitlines()[1:]} if curve.is_file() else set()
-        if str(round_index) not in existing:
-            with curve.open("a", encoding="utf-8") as handle:
-                if not existing and handle.tell() == 0:
-                    handle.write("\t".join(CURVE_COLUMNS) + "\n")
-                handle.write("\t".join(str(row.get(c, "")) for c in CURVE_COLUMNS) + "\n")
+        append_curve_row(self.run_dir / "curve.tsv", row)
         if self.writer is not None:
             self.writer.add_scalar("curve/search_proof_rate", row["search_proved"] / max(1, row["search_attempted"]),
                                    round_index)
@@ -440,59 +449,6 @@ class ExpertIteration:
                         self.cfg.learner.value_weight)
         model.train()
         return {"policy_loss": round(float(out["policy_loss"]), 4), "value_loss": round(float(out["value_loss"]), 4)}
-
-
-# ---- helpers ---------------------------------------------------------------------------------------
-def spread(names: Sequence[str], count: int) -> list[str]:
-    """`count` names spread evenly over a sorted list (all of them when there are fewer)."""
-    if count >= len(names):
-        return list(names)
-    step = len(names) / count
-    return [names[int(i * step)] for i in range(count)]
-
-
-def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
-    """Area under the ROC curve of `scores` ranking positives (`labels` True) above negatives:
-    the probability a random positive scores higher than a random negative (ties count half)."""
-    positives = [s for s, y in zip(scores, labels) if y]
-    negatives = [s for s, y in zip(scores, labels) if not y]
-    if not positives or not negatives:
-        raise ValueError("AUC needs at least one positive and one negative")
-    ranked = sorted(scores)
-    rank: dict[float, float] = {}
-    index = 0
-    while index < len(ranked):  # average rank of each distinct score (1-based)
-        end = index
-        while end + 1 < len(ranked) and ranked[end + 1] == ranked[index]:
-            end += 1
-        rank[ranked[index]] = (index + end) / 2 + 1
-        index = end + 1
-    positive_ranks = sum(rank[s] for s in positives)
-    n_pos, n_neg = len(positives), len(negatives)
-    return (positive_ranks - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
-
-
-def read_rows(path: Path) -> list[dict]:
-    """The JSON lines of `path` (none when it does not exist); a torn last line is skipped."""
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
-
-
-def append_row(path: Path, row: dict) -> None:
-    """Append one JSON line and fsync it (after a newline, if a killed writer left a torn line)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torn = path.is_file() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(("\n" if torn else "") + json.dumps(row) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 __all__ = ["CURVE_COLUMNS", "ExpertIteration", "ExpertIterationConfig", "IterationState", "auc", "read_rows",

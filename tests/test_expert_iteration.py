@@ -12,10 +12,10 @@ import pytest
 from lean_interface.api import Theorem
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
-from selfplay.expert_iteration import (ExpertIteration, ExpertIterationConfig, IterationState, append_row, auc,
-                                       read_rows, spread)
+from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState
 from selfplay.learner import LearnerConfig
 from selfplay.matchmaker import Attempt
+from selfplay.round_metrics import CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, spread
 
 CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "alphaprover-coq-small"
 
@@ -102,7 +102,21 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     def make_pool(kind: str, ids: list[str]) -> ReplayPool:
         return ReplayPool(proved, asked, kind)
 
-    driver = ExpertIteration(cfg, train, heldout, [], make_pool)
+    referenced: list[list[str]] = []
+
+    def script_referencer(ids: list[str]) -> list[dict]:  # each slice item's script: one opening step, then lra
+        referenced.append(ids)
+        return [row for i in ids for row in ({"problem": i, "goal": f"{i} goal", "tactic": f"pose proof {i}.", "steps": 2},
+                                             {"problem": i, "goal": f"{i} after", "tactic": "lra.", "steps": 1})]
+
+    scored: list[list[tuple[str, str]]] = []
+
+    def logprob_scorer(checkpoint: Path, steps: list[tuple[str, str]]) -> list[float]:
+        scored.append(steps)
+        return [-10.0 - index for index, _ in enumerate(steps)]
+
+    driver = ExpertIteration(cfg, train, heldout, [], make_pool, logprob_scorer=logprob_scorer,
+                             script_referencer=script_referencer)
     progress: list[tuple[str, int, int, bool]] = []
     driver.on_progress = lambda *event: progress.append(event)
     phases: list[tuple[int, str]] = []
@@ -125,12 +139,33 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     assert rows[0].startswith("round\t") and [r.split("\t")[0] for r in rows[1:]] == ["0", "1"]
     summary = json.loads((tmp_path / "run" / "rounds" / "r002" / "heldout.summary.json").read_text())
     assert summary["heldout_proved"] == 1 and summary["frequent8_top8"] == 1.0
+    # the slice's scripts replayed once; only the steps before the closing call are scored, each round
+    assert referenced == [["heldout/h0", "heldout/h1"]] and len(scored) == 3
+    assert scored[0] == [("heldout/h0 goal", "pose proof heldout/h0."), ("heldout/h1 goal", "pose proof heldout/h1.")]
+    assert summary["script_logprob"] == -10.5
+    column = rows[0].split("\t").index("script_logprob")
+    assert [r.split("\t")[column] for r in rows[1:]] == ["-10.5", "-10.5"]
     assert all(not e.problem.startswith("heldout/") for e in driver.buffer.episodes_iter())
 
     asked.clear()  # a rerun of a finished run does nothing new
-    again = ExpertIteration(cfg, train, heldout, [], make_pool)
+    again = ExpertIteration(cfg, train, heldout, [], make_pool, script_referencer=script_referencer)
     again.run()
     assert asked == [] and again.learner.step == 4
+    assert again.script_steps() == [(g, t) for g, t in scored[0]] and len(referenced) == 1  # read back, not replayed
+
+
+def test_an_older_curve_gets_the_new_columns_and_keeps_its_rows(tmp_path: Path) -> None:
+    curve = tmp_path / "curve.tsv"
+    old_columns = [c for c in CURVE_COLUMNS if c != "script_logprob"]
+    curve.write_text("\t".join(old_columns) + "\n" + "\t".join(str(i) for i in range(len(old_columns))) + "\n")
+    assert append_curve_row(curve, {"round": 1, "heldout_proved": 35, "script_logprob": -14.6})
+    assert not append_curve_row(curve, {"round": 1, "heldout_proved": 99})  # a round is written once
+    header, first, second = [line.split("\t") for line in curve.read_text().splitlines()]
+    assert header == list(CURVE_COLUMNS)
+    assert first[header.index("heldout_proved")] == str(old_columns.index("heldout_proved"))  # kept under its name
+    assert first[header.index("script_logprob")] == ""  # not measured then
+    assert second[header.index("round")] == "1" and second[header.index("script_logprob")] == "-14.6"
+    assert median([3.0, 1.0, 2.0]) == 2.0 and median([4.0, 1.0]) == 2.5 and median([]) != median([])
 
 
 def test_a_share_of_the_search_goes_to_the_policy_alone_and_a_resumed_round_splits_the_same(tmp_path: Path) -> None:

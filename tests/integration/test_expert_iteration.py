@@ -83,5 +83,6 @@ def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path
     assert list((run_dir / "tb").glob("events.out.tfevents.*")) and (run_dir / "config.yaml").is_file()
     header, *rows = curve
     columns = header.split("\t")
-    assert "reference_top8" in columns and "value_auc" in columns
+    assert "reference_top8" in columns and "value_auc" in columns and "script_logprob" in columns
+    assert (run_dir / "script_references.jsonl").is_file()  # the held-out scripts, replayed once for the column
     assert (run_dir / "references.jsonl").read_text().count("\n") == 3

@@ -55,3 +55,19 @@ def test_the_first_goal_is_what_search_sees_at_the_root(replayed) -> None:
             following = [r for r in records if r.lemma == item.name][1:2]
             if following:
                 assert [g.text for g in result.goals] == [following[0].goal], item.name
+
+
+def test_a_runs_script_references_are_its_heldout_items_scripts_only(tmp_path) -> None:
+    """`alphaprover train`'s per-round `script_logprob` scores these rows: the held-out item's script,
+    step by step; a train item named beside it is not read (its split is not held out)."""
+    from alphaprover.iterate_cmd import script_references
+    from lean_interface.problems.factory.build import write_items
+
+    held, train = candidate(family_named("fe_instantiate"), 90000), candidate(family_named("fe_instantiate"), 0)
+    assert (held.split, train.split) == ("heldout", "train")
+    path = tmp_path / "factory.jsonl"
+    write_items([held.plain(), train.plain()], path)
+    rows = script_references([f"heldout/{held.name}", f"factory/{train.name}"], [path])
+    assert {row["problem"] for row in rows} == {f"heldout/{held.name}"}
+    assert [row["tactic"] for row in rows] == [s.strip() + "." for s in held.proof.rstrip(".").split(". ")]
+    assert [row["steps"] for row in rows] == list(range(len(rows), 0, -1)) and len(rows) >= 3

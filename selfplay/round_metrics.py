@@ -1,0 +1,108 @@
+"""The files and numbers of an expert-iteration run's curve (docs/ARCHITECTURE.md §Expert iteration).
+
+JSON-lines phase files that a killed writer may leave torn (`read_rows`, `append_row`), the
+per-round `curve.tsv` (`append_curve_row`, which upgrades an older run's header when a column is
+added, so a resumed run keeps one table), the slice a round evaluates (`spread`), and the two
+statistics of a round: the value head's AUC on proved vs unproved goals (`auc`) and the median
+teacher-forced log-prob of the held-out slice's script steps (`median`): the steps a proof
+script takes before its closing call (`pose proof (h0 (-4)) as h2.`, `induction n`, `exists 3.`),
+which no automation call supplies; their log-prob rises before the policy proves more with them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+#: columns of curve.tsv, in order
+CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
+                 "reference_top8", "frequent8_top8", "script_logprob",
+                 "search_attempted", "search_proved", "train_proved_total", "learner_step", "policy_loss",
+                 "value_loss", "minutes")
+
+
+def spread(names: Sequence[str], count: int) -> list[str]:
+    """`count` names spread evenly over a sorted list (all of them when there are fewer)."""
+    if count >= len(names):
+        return list(names)
+    step = len(names) / count
+    return [names[int(i * step)] for i in range(count)]
+
+
+def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Area under the ROC curve of `scores` ranking positives (`labels` True) above negatives:
+    the probability a random positive scores higher than a random negative (ties count half)."""
+    positives = [s for s, y in zip(scores, labels) if y]
+    negatives = [s for s, y in zip(scores, labels) if not y]
+    if not positives or not negatives:
+        raise ValueError("AUC needs at least one positive and one negative")
+    ranked = sorted(scores)
+    rank: dict[float, float] = {}
+    index = 0
+    while index < len(ranked):  # average rank of each distinct score (1-based)
+        end = index
+        while end + 1 < len(ranked) and ranked[end + 1] == ranked[index]:
+            end += 1
+        rank[ranked[index]] = (index + end) / 2 + 1
+        index = end + 1
+    positive_ranks = sum(rank[s] for s in positives)
+    n_pos, n_neg = len(positives), len(negatives)
+    return (positive_ranks - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def median(values: Sequence[float]) -> float:
+    """The median (NaN for no values)."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The JSON lines of `path` (none when it does not exist); a torn last line is skipped."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def append_row(path: Path, row: dict) -> None:
+    """Append one JSON line and fsync it (after a newline, if a killed writer left a torn line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torn = path.is_file() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(("\n" if torn else "") + json.dumps(row) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def append_curve_row(path: Path, row: dict) -> bool:
+    """Add round `row["round"]` to the TSV at `path` unless it is there (False then). A file whose
+    header is an older column list is rewritten under `CURVE_COLUMNS` first, old values kept
+    under their names and new columns left empty, so the table stays one table."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    header = lines[0].split("\t") if lines else []
+    rows = [dict(zip(header, line.split("\t"))) for line in lines[1:] if line.strip()]
+    if any(r.get("round") == str(row["round"]) for r in rows):
+        return False
+    if header != list(CURVE_COLUMNS):
+        staging = path.with_name(path.name + ".tmp")
+        staging.write_text("".join("\t".join(cells) + "\n" for cells in
+                                   [list(CURVE_COLUMNS), *([r.get(c, "") for c in CURVE_COLUMNS] for r in rows)]),
+                           encoding="utf-8")
+        staging.replace(path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\t".join(str(row.get(c, "")) for c in CURVE_COLUMNS) + "\n")
+    return True
+
+
+__all__ = ["CURVE_COLUMNS", "append_curve_row", "append_row", "auc", "median", "read_rows", "spread"]
