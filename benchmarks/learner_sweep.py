@@ -2,7 +2,8 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/learner_sweep.py runs/expert-2 \\
         [--checkpoint checkpoints/alphaprover-coq-small] [--configs 1e-4x32,3e-4x32,1e-3x32,3e-4x16,3e-4x64] \\
-        [--cpu-seconds 240] [--evals 4] [--supervised data/extracted/train.jsonl] [--heldout-percent 15]
+        [--cpu-seconds 240] [--evals 4] [--supervised data/extracted/train.jsonl] [--heldout-percent 15] \\
+        [--demonstrations data/factory/scripts.jsonl]
 
 Issue #19 asks that batch size and learning rate be chosen for held-out loss per CPU-hour, since
 on two CPU cores the learner's time is what a run spends. Every configuration starts from the same
@@ -12,7 +13,11 @@ evaluation excluded), and is scored at `--evals` points on records it never trai
 buffer's episodes of problems held out by a hash of the problem name (so no goal of a held-out
 problem is seen in training). Printed per configuration and checkpoint: learner steps, examples
 seen, held-out tactic loss (nats/token over the held-out tactic records) and value loss.
-Nothing here writes into the run: learners work in temporary directories.
+With `--demonstrations` (the factory's script demonstrations), the items whose name hashes into
+the same held-out share are taken out of the supervised stream too, and their steps (up to 1,024)
+are a second held-out set: the loss on new seeds of the train families' scripts, which is what
+an expert-iteration learner fed demonstrations is learning. Nothing here writes into the run:
+learners work in temporary directories.
 """
 
 from __future__ import annotations
@@ -92,17 +97,35 @@ def heldout_losses(learner: Learner, records: Sequence[TrainingRecord], batch_si
     return token_loss / max(1.0, tokens), value_loss / max(1, len(ordered))
 
 
+def split_demonstrations(path: Path, percent: int, limit: int = 1024, seed: int = 0) -> tuple[set[tuple[str, str]], list[TrainingRecord]]:
+    """((goal, tactic) of every held-out item's steps, up to `limit` of those steps as records):
+    items held out by the same hash of their name as the buffer's problems."""
+    import json
+
+    held: list[TrainingRecord] = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if is_heldout(str(row.get("lemma", "")), percent):
+                held.append(TrainingRecord(row["goal"], row["tactic"], max(1, int(row["steps"])), "supervised"))
+    pairs = {(r.goal, r.tactic) for r in held}
+    return pairs, random.Random(seed).sample(held, min(limit, len(held)))
+
+
 def run_config(config: SweepConfig, checkpoint: Path, train: list[TrainingRecord],
                supervised: list[TrainingRecord], heldout: list[TrainingRecord], cpu_seconds: float, evals: int,
-               seed: int) -> list[tuple[float, int, int, float, float]]:
-    """(CPU seconds, steps, examples, held-out tactic loss, held-out value loss) at each checkpoint,
-    the first one before any step."""
+               seed: int, second: Sequence[TrainingRecord] = ()) -> list[tuple[float, ...]]:
+    """(CPU seconds, steps, examples, held-out tactic loss, held-out value loss[, the second held-out
+    set's tactic loss]) at each checkpoint, the first one before any step."""
     rng = random.Random(seed)
     rows = []
     with tempfile.TemporaryDirectory(prefix="learner-sweep-") as tmp:
         learner = Learner(tmp, checkpoint, LearnerConfig(lr=config.lr, batch_size=config.batch_size, threads=1,
                                                          quantization="", checkpoint_every=10**9), seed=seed)
-        rows.append((0.0, 0, 0, *heldout_losses(learner, heldout)))
+        def losses() -> tuple[float, ...]:
+            return (*heldout_losses(learner, heldout), *(heldout_losses(learner, second)[:1] if second else ()))
+
+        rows.append((0.0, 0, 0, *losses()))
         spent = 0.0
         for point in range(1, evals + 1):
             target = cpu_seconds * point / evals
@@ -113,7 +136,7 @@ def run_config(config: SweepConfig, checkpoint: Path, train: list[TrainingRecord
                 started = time.process_time()
                 learner.train_batch(batch)
                 spent += time.process_time() - started
-            rows.append((spent, learner.step, learner.step * config.batch_size, *heldout_losses(learner, heldout)))
+            rows.append((spent, learner.step, learner.step * config.batch_size, *losses()))
     return rows
 
 
@@ -126,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--evals", type=int, default=4)
     parser.add_argument("--supervised", default="", help="a supervised JSONL mixed in as half of each batch")
     parser.add_argument("--heldout-percent", type=int, default=15)
+    parser.add_argument("--demonstrations", type=Path, default=None,
+                        help="script demonstrations (JSONL with lemma names): hold out items by the same hash")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if not (args.run_dir / "buffer").is_dir():
@@ -143,14 +168,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from alphaprover.train_cmd import load_supervised
 
         supervised = load_supervised(args.supervised)
+    second: list[TrainingRecord] = []
+    if args.demonstrations is not None:
+        if not args.demonstrations.is_file():
+            raise SystemExit(f"learner_sweep: error: {args.demonstrations} not found")
+        held_pairs, second = split_demonstrations(args.demonstrations, args.heldout_percent, seed=args.seed)
+        supervised = [r for r in supervised if (r.goal, r.tactic) not in held_pairs]
     print(f"{len(train)} train records ({sum(1 for r in train if r.tactic)} with a tactic), {len(heldout)} held out "
-          f"({heldout_tactics} with a tactic), {len(supervised)} supervised; {args.cpu_seconds:g} CPU s per config")
-    print(f"{'lr':>8} {'batch':>5} {'cpu_s':>7} {'steps':>6} {'examples':>8} {'tactic_loss':>11} {'value_loss':>10}")
+          f"({heldout_tactics} with a tactic), {len(supervised)} supervised, {len(second)} held-out demonstration "
+          f"steps; {args.cpu_seconds:g} CPU s per config")
+    print(f"{'lr':>8} {'batch':>5} {'cpu_s':>7} {'steps':>6} {'examples':>8} {'tactic_loss':>11} {'value_loss':>10}"
+          + (f" {'demo_loss':>9}" if second else ""))
     for config in configs:
-        for cpu, steps, examples, tactic_loss, value_loss in run_config(
-                config, args.checkpoint, train, supervised, heldout, args.cpu_seconds, args.evals, args.seed):
+        for cpu, steps, examples, tactic_loss, value_loss, *demo in run_config(
+                config, args.checkpoint, train, supervised, heldout, args.cpu_seconds, args.evals, args.seed, second):
             print(f"{config.lr:>8g} {config.batch_size:>5} {cpu:>7.0f} {steps:>6} {examples:>8} "
-                  f"{tactic_loss:>11.4f} {value_loss:>10.4f}", flush=True)
+                  f"{tactic_loss:>11.4f} {value_loss:>10.4f}" + (f" {demo[0]:>9.4f}" if demo else ""), flush=True)
     return 0
 
 
