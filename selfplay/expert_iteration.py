@@ -239,7 +239,11 @@ class ExpertIteration:
         only: nothing in it reaches the learner). Empty without a referencer or scripts."""
         path = self.run_dir / "script_references.jsonl"
         if not path.is_file() and self.script_referencer is not None:
-            rows = self.script_referencer(list(self.heldout_slice))
+            try:
+                rows = self.script_referencer(list(self.heldout_slice))
+            except Exception as error:  # noqa: BLE001 - a measurement; the replay is retried at the next round
+                log.warning("script references: replay failed (%s); script_logprob left empty this round", error)
+                return []
             write_atomic(path, "".join(json.dumps(row) + "\n" for row in rows))
         return [(row["goal"], row["tactic"]) for row in read_rows(path) if int(row.get("steps", 1)) > 1]
 

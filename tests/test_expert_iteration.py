@@ -153,6 +153,14 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     assert asked == [] and again.learner.step == 4
     assert again.script_steps() == [(g, t) for g, t in scored[0]] and len(referenced) == 1  # read back, not replayed
 
+    def crashing(ids: list[str]) -> list[dict]:
+        raise RuntimeError("coqtop died")
+
+    other = cfg.__class__.from_dict({**{k: getattr(cfg, k) for k in ("checkpoint", "rounds")},
+                                     "run_dir": str(tmp_path / "other"), "learner": {"quantization": ""}})
+    assert ExpertIteration(other, train, heldout, [], make_pool, script_referencer=crashing).script_steps() == []
+    assert not (tmp_path / "other" / "script_references.jsonl").exists()  # a crash is retried, not cached
+
 
 def test_an_older_curve_gets_the_new_columns_and_keeps_its_rows(tmp_path: Path) -> None:
     curve = tmp_path / "curve.tsv"
