@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from alphaprover.config import UsageError, load_config, save_config, to_plain
+from alphaprover.config import UsageError, load_config, load_run_config, save_config, to_plain
 from lean_interface.api import EnvError
 
 #: bundled problems outside the dev subset; mathd_algebra_119's and mathd_algebra_37's headers load
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "train":
             from alphaprover.train_cmd import run_train
 
-            return run_train(load_config("train", list(args.overrides)))
+            return run_train(load_run_config("train", list(args.overrides)))
         if args.command == "ttrl":
             from alphaprover.ttrl_cmd import run_ttrl
 

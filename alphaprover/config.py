@@ -84,6 +84,44 @@ def load_config(config_name: str, overrides: Sequence[str]) -> DictConfig:
     return cfg
 
 
+def load_run_config(config_name: str, overrides: Sequence[str]) -> DictConfig:
+    """The config of a resumable run command (`train`): `configs/<config_name>.yaml` with
+    `overrides`, except that when `run_dir` already holds a `config.yaml` and `resume` is on, the
+    run's saved settings are the base and only the keys the overrides name take new values — so
+    rerunning `alphaprover train run_dir=X` continues X as it was configured, not with today's
+    defaults. Keys the saved tree lacks (added to the code since) come from the defaults; keys the
+    code no longer has are dropped."""
+    cfg = load_config(config_name, overrides)
+    saved_path = Path(str(cfg.get("run_dir", ""))) / "config.yaml"
+    if not cfg.get("resume", True) or not saved_path.is_file():
+        return cfg
+    try:
+        saved = OmegaConf.load(saved_path)
+    except Exception as error:  # noqa: BLE001 - omegaconf/yaml raise several kinds
+        raise UsageError(f"{saved_path}: unreadable saved config ({str(error).splitlines()[0]})") from None
+    named = [override.split("=", 1)[0].lstrip("+~") for override in overrides]
+    merged = load_config(config_name, [o for o in overrides if o.split("=", 1)[0] in ("run_dir", "+run_dir")])
+    _overlay(merged, OmegaConf.to_container(saved, resolve=True))
+    for key in named:
+        OmegaConf.update(merged, key, OmegaConf.select(cfg, key), merge=False, force_add=True)
+    print(f"resuming {saved_path.parent} with its saved config"
+          + (f" (given now: {', '.join(k for k in named if k != 'run_dir')})" if set(named) - {"run_dir"} else ""))
+    return merged
+
+
+def _overlay(node: DictConfig, saved: object, prefix: str = "") -> None:
+    """Set every leaf of the plain tree `saved` that `node` has (recursively); others are dropped."""
+    if not isinstance(saved, dict):
+        return
+    for key, value in saved.items():
+        if key not in node:
+            continue
+        if isinstance(value, dict) and isinstance(node[key], DictConfig):
+            _overlay(node[key], value, f"{prefix}{key}.")
+        else:
+            node[key] = value
+
+
 def to_plain(cfg: DictConfig | None) -> dict:
     """A resolved plain dict (raises UsageError on a missing mandatory `???` value)."""
     from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException

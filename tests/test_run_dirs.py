@@ -72,3 +72,27 @@ def test_a_resumed_run_with_other_settings_keeps_the_previous_config(tmp_path: P
     save_config(first, tmp_path)  # and back: the numbering goes on
     assert OmegaConf.load(tmp_path / "config.history" / "2.yaml").learner.lr == 1e-3
     assert changed_keys(first, first) == [] and changed_keys(first, second) == ["iteration.extra", "learner.lr"]
+
+
+def test_a_rerun_train_keeps_the_runs_saved_settings_and_takes_only_what_is_given_now(tmp_path: Path, capsys) -> None:
+    from omegaconf import OmegaConf
+
+    from alphaprover.config import load_config, load_run_config, save_config
+
+    run = tmp_path / "run"
+    first = [f"run_dir={run}", "learner.replay_fraction=0.25", "iteration.learner_steps_per_round=600"]
+    assert load_run_config("train", first).learner.replay_fraction == 0.25  # no run yet: composed as usual
+    run.mkdir()
+    save_config(load_config("train", first), run)
+    saved = OmegaConf.load(run / "config.yaml")
+    saved.learner["retired_key"] = 1  # a key a later version of the code no longer has
+    (run / "config.yaml").write_text(OmegaConf.to_yaml(saved), encoding="utf-8")
+
+    again = load_run_config("train", [f"run_dir={run}"])  # the plain rerun
+    assert again.learner.replay_fraction == 0.25 and again.iteration.learner_steps_per_round == 600
+    assert "retired_key" not in again.learner and "resuming" in capsys.readouterr().out
+    changed = load_run_config("train", [f"run_dir={run}", "learner.lr=0.001"])
+    assert changed.learner.lr == 0.001 and changed.learner.replay_fraction == 0.25
+    assert "given now: learner.lr" in capsys.readouterr().out
+    fresh = load_run_config("train", [f"run_dir={run}", "resume=false"])  # not resuming: today's defaults
+    assert fresh.learner.replay_fraction == load_config("train", []).learner.replay_fraction
