@@ -186,11 +186,14 @@ def _beam(model: ProverModel, tokenizer: ProofTokenizer, states: torch.Tensor, a
           width: int) -> list[list[tuple[str, float]]]:
     """HF beam search: per goal, the `width` beams that finished with EOS as (text, summed log-prob
     of the beam's token path, EOS included, rescored teacher-forced: HF's own beam scores carry
-    its length handling)."""
+    its length handling). `early_stopping=False` with `length_penalty=0`: the search stops only
+    when no running beam can still beat the worst finished one (a log-prob only falls as a path
+    grows), so it is exact and agrees with CTranslate2's beam; `True` stopped at the first `width`
+    finished beams and dropped a long tactic that was still the best running path."""
     generated = model.t5.generate(
         encoder_outputs=BaseModelOutput(last_hidden_state=states), attention_mask=attention_mask,
         do_sample=False, num_beams=width, num_return_sequences=width, length_penalty=0.0,
-        early_stopping=True, max_new_tokens=model.config.max_tactic_tokens, pad_token_id=tokenizer.pad_id,
+        early_stopping=False, max_new_tokens=model.config.max_tactic_tokens, pad_token_id=tokenizer.pad_id,
         eos_token_id=tokenizer.eos_id, decoder_start_token_id=tokenizer.pad_id,
     )
     paths: list[tuple[int, list[int]]] = []
