@@ -109,7 +109,7 @@ def load_run_config(config_name: str, overrides: Sequence[str]) -> DictConfig:
     return merged
 
 
-def _overlay(node: DictConfig, saved: object, prefix: str = "") -> None:
+def _overlay(node: DictConfig, saved: object) -> None:
     """Set every leaf of the plain tree `saved` that `node` has (recursively); others are dropped."""
     if not isinstance(saved, dict):
         return
@@ -117,7 +117,7 @@ def _overlay(node: DictConfig, saved: object, prefix: str = "") -> None:
         if key not in node:
             continue
         if isinstance(value, dict) and isinstance(node[key], DictConfig):
-            _overlay(node[key], value, f"{prefix}{key}.")
+            _overlay(node[key], value)
         else:
             node[key] = value
 

@@ -65,7 +65,7 @@ def load_supervised(paths: str) -> list[TrainingRecord]:
     for part in (part.strip() for part in paths.split(",")):
         if not part:
             continue
-        path, star, weight = part.rpartition("*") if "*" in part else (part, "", "1")
+        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
         if not weight.strip().isdigit() or int(weight) < 1:
             raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
         file = Path(path.strip())

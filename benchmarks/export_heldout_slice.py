@@ -19,10 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.policy_baselines import yaml_sources  # noqa: E402
+from benchmarks.policy_baselines import slice_problems, yaml_sources  # noqa: E402
 from lean_interface.problems.factory.build import read_items  # noqa: E402
 from lean_interface.problems.factory.family import HELDOUT  # noqa: E402
-from selfplay.round_metrics import read_rows  # noqa: E402
 
 
 def main() -> int:
@@ -30,11 +29,11 @@ def main() -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args()
-    names = {row["problem"].rsplit("/", 1)[-1] for row in read_rows(args.run_dir / "rounds" / "r000" / "heldout.jsonl")}
+    names = {problem.rsplit("/", 1)[-1] for problem in slice_problems(args.run_dir)}
     if not names:
         print(f"export_heldout_slice: error: {args.run_dir} has no evaluated round 0", file=sys.stderr)
         return 2
-    items = [item for path in yaml_sources(args.run_dir) for item in read_items(Path(path), split=HELDOUT)
+    items = [item for path in yaml_sources(args.run_dir) for item in read_items(path, split=HELDOUT)
              if item.name in names]
     args.out_dir.mkdir(parents=True, exist_ok=True)
     for item in items:

@@ -127,18 +127,21 @@ def script_references(run_dir: Path) -> list[tuple[str, str]]:
     automation proofs are not. Evaluation only: nothing here reaches a learner."""
     from alphaprover.iterate_cmd import script_references as replayed_scripts
 
-    problems = [row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")]
-    return [(row["goal"], row["tactic"]) for row in replayed_scripts(problems, [Path(p) for p in yaml_sources(run_dir)])]
+    return [(row["goal"], row["tactic"]) for row in replayed_scripts(slice_problems(run_dir), yaml_sources(run_dir))]
 
 
-def yaml_sources(run_dir: Path) -> list[str]:
+def slice_problems(run_dir: Path) -> list[str]:
+    """The ids of the run's held-out slice: the problems its round 0 evaluated."""
+    return [row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")]
+
+
+def yaml_sources(run_dir: Path) -> list[Path]:
     """The factory files a run's saved config names as sources."""
     from omegaconf import OmegaConf
 
-    from selfplay.sources import parse_spec
+    from alphaprover.iterate_cmd import factory_files
 
-    specs = [parse_spec(str(s)) for s in OmegaConf.load(run_dir / "config.yaml").get("sources", [])]
-    return [spec.target for spec in specs if spec.kind == "factory"]
+    return factory_files([str(s) for s in OmegaConf.load(run_dir / "config.yaml").get("sources", [])])
 
 
 def main() -> int:

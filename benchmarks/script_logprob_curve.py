@@ -14,7 +14,6 @@ Evaluation only: nothing is trained on the references.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -23,20 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from alphaprover.iterate_cmd import logprob_scorer, script_references  # noqa: E402
-from selfplay.learner import write_atomic  # noqa: E402
-from selfplay.round_metrics import median, read_rows  # noqa: E402
+from benchmarks.policy_baselines import slice_problems, yaml_sources  # noqa: E402
+from selfplay.round_metrics import median, script_steps  # noqa: E402
 
 
 def steps_before_closing(run_dir: Path) -> list[tuple[str, str]]:
     """The run's script reference steps before each closing call, replaying them if the run has not."""
-    path = run_dir / "script_references.jsonl"
-    if not path.is_file():
-        from benchmarks.policy_baselines import yaml_sources
-
-        problems = [row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")]
-        rows = script_references(problems, [Path(p) for p in yaml_sources(run_dir)])
-        write_atomic(path, "".join(json.dumps(row) + "\n" for row in rows))
-    return [(row["goal"], row["tactic"]) for row in read_rows(path) if int(row.get("steps", 1)) > 1]
+    return script_steps(run_dir / "script_references.jsonl",
+                        lambda: script_references(slice_problems(run_dir), yaml_sources(run_dir)))
 
 
 def main() -> int:

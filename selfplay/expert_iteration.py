@@ -58,7 +58,8 @@ from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
-from selfplay.round_metrics import CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, spread
+from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, script_steps,
+                                    spread)
 
 log = logging.getLogger(__name__)
 
@@ -237,15 +238,13 @@ class ExpertIteration:
         """(goal, tactic) of every step before the closing one in the held-out slice's own proof
         scripts, replayed once by `script_referencer` into `script_references.jsonl` (evaluation
         only: nothing in it reaches the learner). Empty without a referencer or scripts."""
-        path = self.run_dir / "script_references.jsonl"
-        if not path.is_file() and self.script_referencer is not None:
-            try:
-                rows = self.script_referencer(list(self.heldout_slice))
-            except Exception as error:  # noqa: BLE001 - a measurement; the replay is retried at the next round
-                log.warning("script references: replay failed (%s); script_logprob left empty this round", error)
-                return []
-            write_atomic(path, "".join(json.dumps(row) + "\n" for row in rows))
-        return [(row["goal"], row["tactic"]) for row in read_rows(path) if int(row.get("steps", 1)) > 1]
+        referencer = self.script_referencer
+        try:
+            return script_steps(self.run_dir / "script_references.jsonl",
+                                None if referencer is None else lambda: referencer(list(self.heldout_slice)))
+        except Exception as error:  # noqa: BLE001 - a measurement; the replay is retried at the next round
+            log.warning("script references: replay failed (%s); script_logprob left empty this round", error)
+            return []
 
     def frequent_tactics(self, count: int = 8) -> list[str]:
         """The `count` most frequent policy targets in the training buffer (the baseline)."""

@@ -15,7 +15,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 #: columns of curve.tsv, in order
 CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
@@ -85,6 +85,17 @@ def append_row(path: Path, row: dict) -> None:
         os.fsync(handle.fileno())
 
 
+def script_steps(path: Path, replay: Callable[[], list[dict]] | None = None) -> list[tuple[str, str]]:
+    """(goal, tactic) of the script steps before each closing call, from the references file at
+    `path` (rows: problem, goal, tactic, steps still to go); when it is missing, `replay()` makes
+    its rows once and they are written atomically (none without `replay`)."""
+    if not path.is_file() and replay is not None:
+        from selfplay.learner import write_atomic
+
+        write_atomic(path, "".join(json.dumps(row) + "\n" for row in replay()))
+    return [(row["goal"], row["tactic"]) for row in read_rows(path) if int(row.get("steps", 1)) > 1]
+
+
 def append_curve_row(path: Path, row: dict) -> bool:
     """Add round `row["round"]` to the TSV at `path` unless it is there (False then). A file whose
     header is an older column list is rewritten under `CURVE_COLUMNS` first, old values kept
@@ -105,4 +116,4 @@ def append_curve_row(path: Path, row: dict) -> bool:
     return True
 
 
-__all__ = ["CURVE_COLUMNS", "append_curve_row", "append_row", "auc", "median", "read_rows", "spread"]
+__all__ = ["CURVE_COLUMNS", "append_curve_row", "append_row", "auc", "median", "read_rows", "script_steps", "spread"]
