@@ -11,6 +11,13 @@ as one pre-token, frequent lemma names become one or two tokens, and unseen stdl
 17% fewer tokens at vocabulary 4000 (20% at 8000; benchmarks/tokenizer_lengths.py). A saved
 tokenizer carries its own pre-tokenizer, so an older checkpoint keeps the split it was trained with.
 
+Numbers can be split into single digits (`split_digits`): BPE otherwise merges digits by
+frequency and context, so the same number is a different token sequence in the goal and in the
+tactic that must copy it (` 20` → ` 2`·`0` in `f 6 = 20`, `(6` → `(`·`6` but ` 6` one token), and
+a network that cannot see a number as the same symbols twice cannot learn to copy it
+(`pose proof (h0 6)` from `h1 : f 6 = 20`). With single digits, and the space before a number a
+token of its own, every number reads the same wherever it stands (benchmarks/digit_tokens.py).
+
 Long goals are truncated from the far end of the context: the target line `⊢ …` is always kept,
 then as many hypotheses as fit, nearest the target first.
 """
@@ -33,6 +40,11 @@ FILE_NAME = "tokenizer.json"
 #: a qualifier because no identifier follows it.
 IDENTIFIER_SPLIT = r"\s?[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*|\s?\d+|\s?[^\s\w]+|\s+"
 
+#: The same, with every digit of a number a pre-token of its own and no space attached to it (a
+#: space before a number is a pre-token alone): a number is the same tokens in every context.
+#: Digits inside identifiers (`h0`, `Rplus_0_r`) stay in the identifier.
+DIGIT_SPLIT = r"\s?[A-Za-z_][\w']*(?:\.[A-Za-z_][\w']*)*|\d|\s?[^\s\w]+|\s+"
+
 
 class ProofTokenizer:
     """Encodes goals (with truncation that keeps the target) and tactics; decodes tactics."""
@@ -47,12 +59,16 @@ class ProofTokenizer:
             raise ValueError("tokenizer must have <pad>=0 and </s>=1")
 
     @classmethod
-    def train(cls, texts: Iterable[str], vocab_size: int = 4000, whole_identifiers: bool = True) -> "ProofTokenizer":
-        """BPE over `texts`; `whole_identifiers=False` gives the GPT-2 split older checkpoints use."""
+    def train(cls, texts: Iterable[str], vocab_size: int = 4000, whole_identifiers: bool = True,
+              split_digits: bool = False) -> "ProofTokenizer":
+        """BPE over `texts`; `whole_identifiers=False` gives the GPT-2 split older checkpoints use;
+        `split_digits` (which needs `whole_identifiers`) makes every digit of a number one token."""
+        if split_digits and not whole_identifiers:
+            raise ValueError("split_digits needs whole_identifiers")
         tokenizer = Tokenizer(models.BPE(unk_token=UNK))
         if whole_identifiers:
             tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-                pre_tokenizers.Split(Regex(IDENTIFIER_SPLIT), behavior="isolated"),
+                pre_tokenizers.Split(Regex(DIGIT_SPLIT if split_digits else IDENTIFIER_SPLIT), behavior="isolated"),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ])
         else:

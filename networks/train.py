@@ -21,7 +21,8 @@ import torch
 from tqdm import tqdm
 
 from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
-from networks.dataset import Example, batches, encode_examples, is_ssreflect_tactic, read_examples, reweight
+from networks.dataset import (Example, batches, encode_examples, is_ssreflect_tactic, read_example_files, read_examples,
+                              reweight)
 from networks.model import ProverModel, ProverModelConfig
 from networks.tokenizer import ProofTokenizer
 from networks.train_eval import ValueBaseline, beam_exact_match, teacher_forced_metrics
@@ -41,12 +42,13 @@ class PretrainConfig:
     continues it exactly (keep `max_steps` when resuming); `max_minutes` only stops a session.
     """
 
-    train_file: str
+    train_file: str  # comma-separated: several files train together
     valid_file: str
     out_dir: str
     model: ProverModelConfig = field(default_factory=ProverModelConfig)
     vocab_size: int = 4000
     whole_identifiers: bool = True  # tokenizer of a NEW run: identifiers stay whole (networks.tokenizer)
+    split_digits: bool = False  # tokenizer of a NEW run: one token per digit (networks.tokenizer)
     batch_size: int = 32
     lr: float = 1e-3
     weight_decay: float = 0.01
@@ -106,7 +108,7 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         torch.set_num_threads(cfg.threads)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    raw_train = read_examples(cfg.train_file)
+    raw_train = read_example_files(cfg.train_file)
     train_examples = prepare_examples(raw_train, cfg, training=True)
     valid_examples = prepare_examples(read_examples(cfg.valid_file), cfg, training=False)
     rng = random.Random(cfg.seed)
@@ -124,7 +126,7 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         state = None
     else:
         tokenizer = ProofTokenizer.train((t for e in train_examples for t in (e.goal, e.tactic)), cfg.vocab_size,
-                                        cfg.whole_identifiers)
+                                        cfg.whole_identifiers, cfg.split_digits)
         model_cfg = ProverModelConfig.from_dict({**cfg.model.to_dict(), "vocab_size": tokenizer.vocab_size})
         model = ProverModel(model_cfg).to(device)
         state = None

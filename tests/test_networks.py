@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from networks.checkpoint import load_checkpoint, save_checkpoint
-from networks.dataset import Example, batches, encode_examples, is_ssreflect_tactic, reweight
+from networks.dataset import Example, batches, encode_examples, is_ssreflect_tactic, read_example_files, reweight
 from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import evaluate_goals, score_tactics, score_token_ids
@@ -94,6 +94,34 @@ def test_tokenizer_keeps_identifiers_whole_and_still_round_trips(whole: bool, tm
     text = LEMMA_TEXTS[3]
     assert wrapped(text, add_special_tokens=False)["input_ids"] == tokenizer.encode_tactic(text, 999)[:-1]
     assert ProofTokenizer.load(tmp_path).pieces(text) == tokenizer.pieces(text)
+
+
+NUMBER_TEXTS = ["f : R -> R\nh1 : f 6 = 20\n⊢ f 14 = 5", "pose proof (h0 6) as h2.", "exists (-863).",
+                "replace ((6 + 4) + 4) with 14 in h3 by ring.", "⊢ -9493 = -863 * 11", "rewrite Rplus_0_r."] * 30
+
+
+def test_split_digits_makes_a_number_the_same_tokens_in_every_context() -> None:
+    merged = ProofTokenizer.train(NUMBER_TEXTS, vocab_size=400)
+    digits = ProofTokenizer.train(NUMBER_TEXTS, vocab_size=400, split_digits=True)
+    # without the split, BPE learns frequent numbers as tokens, so `20` in `= 20` is not `2`, `0`
+    assert "Ġ20" in merged.pieces("h1 : f 6 = 20") or "20" in merged.pieces("h1 : f 6 = 20")
+    for text, number in [("h1 : f 6 = 20", "20"), ("exists (-863).", "863"), ("⊢ -9493 = -863 * 11", "863"),
+                         ("(6 + 4) + 4) with 14", "14")]:
+        pieces = digits.pieces(text)
+        digit_pieces = [p for p in pieces if p.isdigit()]
+        assert all(len(p) == 1 for p in digit_pieces) and number in "".join(digit_pieces), pieces
+        assert not any(p.startswith("Ġ") and p[1:].isdigit() for p in pieces), pieces  # no space glued to a digit
+    # the digits of 863 are the same ids in the goal and in the tactic that copies it
+    goal_ids = digits.encode_tactic("⊢ -9493 = -863 * 11", 99)
+    tactic_ids = digits.encode_tactic("exists (-863).", 99)
+    eight_six_three = [digits.encode_tactic(d, 9)[0] for d in "863"]
+    assert any(goal_ids[i:i + 3] == eight_six_three for i in range(len(goal_ids)))
+    assert any(tactic_ids[i:i + 3] == eight_six_three for i in range(len(tactic_ids)))
+    assert digits.pieces("rewrite Rplus_0_r.")[1] == "ĠRplus_0_r"  # digits inside identifiers stay there
+    for text in NUMBER_TEXTS[:6]:
+        assert digits.decode(digits.encode_tactic(text, 999)) == text
+    with pytest.raises(ValueError, match="whole_identifiers"):
+        ProofTokenizer.train(NUMBER_TEXTS, vocab_size=400, whole_identifiers=False, split_digits=True)
 
 
 def test_tiny_model_overfits_tiny_data(trained) -> None:
@@ -236,6 +264,29 @@ def test_pretrain_runs_logs_and_resumes(tmp_path: Path) -> None:
     assert resumed["step"] == 9  # continued from step 6, not from 0
     meta = json.loads((tmp_path / "run" / "last" / "config.json").read_text())["metadata"]
     assert meta["step"] == 9
+
+
+def test_pretrain_reads_several_train_files_and_can_split_digits(tmp_path: Path) -> None:
+    files = []
+    for name, examples in (("stdlib", EXAMPLES * 2), ("scripts", [Example("h1 : f 6 = 20\n⊢ f 14 = 5",
+                                                                        "pose proof (h0 6) as h2.", 2, "s")] * 3)):
+        files.append(tmp_path / f"{name}.jsonl")
+        files[-1].write_text("".join(json.dumps({"goal": e.goal, "tactic": e.tactic, "steps": e.steps,
+                                                 "source": e.source}) + "\n" for e in examples), encoding="utf-8")
+    assert [e.tactic for e in read_example_files(f"{files[0]}, {files[1]}")] == \
+        [e.tactic for e in EXAMPLES * 2] + ["pose proof (h0 6) as h2."] * 3
+    with pytest.raises(ValueError, match="not found"):
+        read_example_files(f"{files[0]},{tmp_path / 'absent.jsonl'}")
+    with pytest.raises(ValueError, match="no dataset file"):
+        read_example_files(" , ")
+    pretrain(PretrainConfig.from_dict({
+        "train_file": f"{files[0]},{files[1]}", "valid_file": str(files[0]), "out_dir": str(tmp_path / "run"),
+        "model": {**TINY.to_dict()}, "vocab_size": 300, "batch_size": 8, "warmup_steps": 1, "max_steps": 2,
+        "eval_examples": 2, "eval_beams": 2, "source_weights": {}, "split_digits": True}))
+    meta = json.loads((tmp_path / "run" / "last" / "config.json").read_text())["metadata"]
+    assert meta["train_examples"] == 2 * len(EXAMPLES) + 3
+    pieces = ProofTokenizer.load(tmp_path / "run" / "last").pieces("h1 : f 6 = 20")
+    assert pieces[-3:] == ["Ġ", "2", "0"], pieces
 
 
 def test_resumed_pretraining_equals_an_uninterrupted_run(tmp_path: Path) -> None:

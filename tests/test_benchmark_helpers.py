@@ -1,0 +1,51 @@
+"""The pure helpers of benchmark scripts whose tables the docs quote: how they classify steps,
+split demonstrations and name families decides what the numbers mean."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.digit_tokens import KINDS, copyable, has_number, split_demonstrations
+from benchmarks.heldout_by_family import family_of, read_rounds
+from networks.dataset import Example
+
+
+def test_steps_are_classified_by_the_numbers_they_need() -> None:
+    goal = "f : R -> R\nh0 : forall x : R, f (x + 4) = -1 / 2 * f x\nh1 : f 6 = 20\n⊢ f 14 = 5"
+    copy = Example(goal, "pose proof (h0 6) as h2.", 3, "")
+    compute = Example(goal, "replace ((6 + 4) + 4) with 15 in h3 by ring.", 2, "")
+    plain = Example(goal, "lra.", 1, "")
+    named = Example(goal, "apply Rplus_0_r in h1.", 1, "")  # digits inside identifiers are not numbers
+    assert has_number(copy.tactic) and copyable(copy)
+    assert has_number(compute.tactic) and not copyable(compute)  # 15 is nowhere in the goal
+    assert not has_number(plain.tactic) and not has_number(named.tactic)
+    kinds = {name: [e.tactic for e in (copy, compute, plain, named) if kind(e)] for name, kind in KINDS.items()}
+    assert kinds == {"number, copyable": [copy.tactic], "number, computed": [compute.tactic],
+                     "without a number": [plain.tactic, named.tactic]}
+
+
+def test_demonstrations_split_by_whole_items(tmp_path: Path) -> None:
+    scripts = tmp_path / "scripts.jsonl"
+    rows = [{"goal": f"g{i}{s}", "tactic": "lra.", "steps": 1, "lemma": f"fam_x_{i:05d}"} for i in range(200) for s in range(3)]
+    scripts.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    split_demonstrations(scripts, tmp_path / "out", heldout_percent=10)
+    lemmas = {side: [json.loads(line)["lemma"] for line in (tmp_path / "out" / f"{side}.jsonl").open()]
+              for side in ("train", "valid")}
+    assert len(lemmas["train"]) + len(lemmas["valid"]) == 600
+    assert not set(lemmas["train"]) & set(lemmas["valid"])  # an item's steps all land on one side
+    assert 0 < len(set(lemmas["valid"])) < 60
+
+
+def test_heldout_families_and_rounds(tmp_path: Path) -> None:
+    assert family_of("heldout/fam_abs_cases_90000") == "abs_cases"
+    assert family_of("heldout/fam_fe_symmetric_00067") == "fe_symmetric"
+    assert family_of("heldout/mathd_algebra_10") == "mathd_algebra"
+    assert family_of("plain") == "plain"
+    for index, proved in enumerate([[True, False], [True, True]]):
+        directory = tmp_path / "rounds" / f"r{index:03d}"
+        directory.mkdir(parents=True)
+        (directory / "heldout.jsonl").write_text("".join(
+            json.dumps({"problem": f"heldout/fam_a_{n}", "proved": p}) + "\n" for n, p in enumerate(proved)))
+    assert read_rounds(tmp_path) == [{"heldout/fam_a_0": True, "heldout/fam_a_1": False},
+                                     {"heldout/fam_a_0": True, "heldout/fam_a_1": True}]
