@@ -4,7 +4,8 @@
 
 The curve's one number (held-out items proved by the policy alone) hides what the slice is made
 of: the slice is spread over the held-out split, so a family held out whole with many items
-(run 2: `fe_symmetric`, 17 of 64) weighs as much as a dozen families held out by seed. Printed:
+(run 2: `fe_symmetric`, 17 of 64) weighs as much as a dozen families held out by seed (runs begun
+since then pick their slice `by_family`, `iteration.heldout_selection`). Printed:
 per family, how many slice items it has, and how many each round's weights proved; then the items
 never proved in any round, the ceiling the curve can reach with what the policy has learnt so far.
 Reads `rounds/r*/heldout.jsonl` only; nothing is searched.
@@ -18,13 +19,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-def family_of(problem: str) -> str:
-    """`heldout/fam_abs_cases_90000` → `abs_cases` (a name without a seed is its own family)."""
-    name = problem.rsplit("/", 1)[-1]
-    stem, _, seed = name.rpartition("_")
-    family = stem if seed.isdigit() else name
-    return family[4:] if family.startswith("fam_") else family
+from selfplay.round_metrics import family_of  # noqa: E402
 
 
 def read_rounds(run_dir: Path) -> list[dict[str, bool]]:

@@ -59,11 +59,14 @@ from selfplay.loop import ActorPool
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, script_steps,
-                                    spread)
+                                    spread, spread_by_family)
 
 log = logging.getLogger(__name__)
 
 REFERENCE, EVALUATE, SEARCH, LEARN = "reference", "evaluate", "search", "learn"
+#: how a new run picks its held-out slice from the held-out problems (sorted ids, count)
+HELDOUT_SELECTIONS: dict[str, Callable[[Sequence[str], int], list[str]]] = {
+    "by_family": spread_by_family, "spread": spread}
 #: the pool kind of the search phase's policy-alone share
 SEARCH_POLICY = "search-policy"
 #: train.yaml keys at the top level that ExpertIterationConfig shares with the selfplay loop; the
@@ -88,6 +91,7 @@ class ExpertIterationConfig:
     heldout_problems: int = 64
     heldout_seconds: float = 20.0
     heldout_simulations: int = 32
+    heldout_selection: str = "by_family"  # a NEW run's slice: by_family (families even) or spread (by name)
     learner_steps_per_round: int = 300
     policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
     min_buffer_records: int = 16
@@ -109,6 +113,8 @@ class ExpertIterationConfig:
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
         if not 0.0 <= config.policy_search_share <= 1.0:
             raise ValueError("policy_search_share must be in [0, 1]")
+        if config.heldout_selection not in HELDOUT_SELECTIONS:
+            raise ValueError(f"heldout_selection must be one of {', '.join(HELDOUT_SELECTIONS)}")
         return config
 
 
@@ -171,11 +177,27 @@ class ExpertIteration:
         self.topk_scorer = topk_scorer
         self.logprob_scorer = logprob_scorer
         self.script_referencer = script_referencer
-        self.heldout_slice = spread(sorted(self.heldout), cfg.heldout_problems)
+        self.heldout_slice = self.fixed_heldout_slice()
         self.started = time.monotonic()
         #: progress display: (phase kind, done, total, proved) after each stored attempt and
         #: (learn, steps done, steps of the phase, False) after each learner step
         self.on_progress: Callable[[str, int, int, bool], None] | None = None
+
+    def fixed_heldout_slice(self) -> list[str]:
+        """The run's held-out slice, chosen once and kept in `heldout_slice.json`, so the curve's
+        points are the same problems whatever the config says later. A run that began before the
+        file existed (it has `iteration.json`) used `spread` and keeps it."""
+        path = self.run_dir / "heldout_slice.json"
+        if path.is_file():
+            chosen = json.loads(path.read_text(encoding="utf-8"))["problems"]
+            missing = [p for p in chosen if p not in self.heldout]
+            if missing:
+                raise ValueError(f"{path} names problems the held-out sources lack: {', '.join(missing[:3])}")
+            return chosen
+        selection = "spread" if self.state_path.is_file() else self.cfg.heldout_selection
+        chosen = HELDOUT_SELECTIONS[selection](sorted(self.heldout), self.cfg.heldout_problems)
+        write_atomic(path, json.dumps({"selection": selection, "problems": chosen}, indent=1))
+        return chosen
 
     # ---- files ----------------------------------------------------------------------------------------
     def round_dir(self, round_index: int) -> Path:

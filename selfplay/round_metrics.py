@@ -32,6 +32,35 @@ def spread(names: Sequence[str], count: int) -> list[str]:
     return [names[int(i * step)] for i in range(count)]
 
 
+def family_of(problem: str) -> str:
+    """A factory item's family from its id: `heldout/fam_abs_cases_90000` → `abs_cases` (a name
+    without a trailing seed is a family of its own)."""
+    name = problem.rsplit("/", 1)[-1]
+    stem, _, seed = name.rpartition("_")
+    family = stem if seed.isdigit() and stem else name
+    return family[4:] if family.startswith("fam_") else family
+
+
+def spread_by_family(names: Sequence[str], count: int) -> list[str]:
+    """`count` names with the families (`family_of`) as even as their sizes allow: one from each
+    family in turn (the larger families first when the turns run out), each family's share spread
+    over its sorted members; sorted. A family held out whole with many items then weighs in the
+    curve as one family, not as a third of it."""
+    groups: dict[str, list[str]] = {}
+    for name in sorted(names):
+        groups.setdefault(family_of(name), []).append(name)
+    quotas = dict.fromkeys(groups, 0)
+    remaining = min(count, len(names))
+    order = sorted(groups, key=lambda family: (-len(groups[family]), family))
+    while remaining:
+        for family in order:
+            if remaining and quotas[family] < len(groups[family]):
+                quotas[family] += 1
+                remaining -= 1
+    return sorted(name for family, members in groups.items() if quotas[family]
+                  for name in spread(members, quotas[family]))
+
+
 def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
     """Area under the ROC curve of `scores` ranking positives (`labels` True) above negatives:
     the probability a random positive scores higher than a random negative (ties count half)."""
@@ -116,4 +145,5 @@ def append_curve_row(path: Path, row: dict) -> bool:
     return True
 
 
-__all__ = ["CURVE_COLUMNS", "append_curve_row", "append_row", "auc", "median", "read_rows", "script_steps", "spread"]
+__all__ = ["CURVE_COLUMNS", "append_curve_row", "append_row", "auc", "family_of", "median", "read_rows", "script_steps",
+           "spread", "spread_by_family"]

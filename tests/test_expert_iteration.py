@@ -15,7 +15,8 @@ from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState
 from selfplay.learner import LearnerConfig
 from selfplay.matchmaker import Attempt
-from selfplay.round_metrics import CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, spread
+from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows, spread,
+                                    spread_by_family)
 
 CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "alphaprover-coq-small"
 
@@ -34,6 +35,45 @@ def test_spread_takes_evenly_from_the_whole_list() -> None:
     names = [f"p{i:02d}" for i in range(10)]
     assert spread(names, 5) == ["p00", "p02", "p04", "p06", "p08"]
     assert spread(names, 20) == names
+
+
+def test_spread_by_family_evens_out_the_families() -> None:
+    assert family_of("heldout/fam_abs_cases_90000") == "abs_cases"
+    assert family_of("heldout/fam_fe_symmetric_00067") == "fe_symmetric"
+    assert family_of("factory/fam_x_1") == "x" and family_of("plain") == "plain" and family_of("h/_7") == "_7"
+    names = ([f"heldout/fam_big_{i:05d}" for i in range(10)] + ["heldout/fam_pair_00001", "heldout/fam_pair_00002",
+             "heldout/fam_one_90000"])
+    chosen = spread_by_family(names, 6)
+    assert [family_of(n) for n in chosen].count("big") == 3  # one each in turn, then the larger first
+    assert {n for n in chosen if "big" not in n} == set(names[10:])
+    assert chosen == sorted(chosen) and len(set(chosen)) == 6
+    assert [n for n in chosen if "big" in n] == spread(names[:10], 3)  # a family's share spread over it
+    assert spread_by_family(names, 99) == sorted(names)
+    assert sum("big" in n for n in spread(names, 6)) == 5  # by name alone, the big family takes most
+
+
+def test_the_heldout_slice_is_chosen_once_and_kept(tmp_path: Path) -> None:
+    heldout = [problem(f"fam_big_{i:05d}", "heldout") for i in range(12)] + [problem("fam_small_90000", "heldout")]
+    settings = {"run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "heldout_problems": 4,
+                "learner": {"quantization": ""}}
+    driver = ExpertIteration(ExpertIterationConfig.from_dict(settings), [], heldout, [], lambda kind, ids: None)
+    assert "heldout/fam_small_90000" in driver.heldout_slice and len(driver.heldout_slice) == 4
+    saved = json.loads((tmp_path / "run" / "heldout_slice.json").read_text())
+    assert saved == {"selection": "by_family", "problems": driver.heldout_slice}
+    changed = ExpertIterationConfig.from_dict({**settings, "heldout_problems": 8, "heldout_selection": "spread"})
+    assert ExpertIteration(changed, [], heldout, [], lambda kind, ids: None).heldout_slice == driver.heldout_slice
+    with pytest.raises(ValueError, match="lack: heldout/fam_small_90000"):
+        ExpertIteration(changed, [], heldout[:12], [], lambda kind, ids: None)
+    # a run begun before the slice was kept (it has iteration.json, no heldout_slice.json) used spread
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    IterationState(2, "search").save(legacy / "iteration.json")
+    old = ExpertIteration(ExpertIterationConfig.from_dict({**settings, "run_dir": str(legacy)}), [], heldout, [],
+                          lambda kind, ids: None)
+    assert old.heldout_slice == spread(sorted(p.id for p in heldout), 4)
+    assert "heldout/fam_small_90000" not in old.heldout_slice
+    with pytest.raises(ValueError, match="heldout_selection"):
+        ExpertIterationConfig.from_dict({**settings, "heldout_selection": "random"})
 
 
 def test_state_round_trips_and_a_torn_line_is_skipped(tmp_path: Path) -> None:
