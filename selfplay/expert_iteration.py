@@ -58,8 +58,8 @@ from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
-from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, median, read_rows, script_steps,
-                                    spread, spread_by_family)
+from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows,
+                                    script_steps, spread, spread_by_family)
 
 log = logging.getLogger(__name__)
 
@@ -433,7 +433,19 @@ class ExpertIteration:
             for name in ("value_auc", "reference_top8", "frequent8_top8", "script_logprob"):
                 if summary[name] == summary[name]:  # not NaN
                     self.writer.add_scalar(f"curve/{name}", summary[name], round_index)
+            for family, rate in self.family_rates(round_index).items():
+                self.writer.add_scalar(f"heldout_family/{family}", rate, round_index)
             self.writer.flush()
+
+    def family_rates(self, round_index: int) -> dict[str, float]:
+        """The round's held-out proof rate per factory family (`family_of`): what the curve's one
+        number is made of, as TensorBoard's `heldout_family/*` scalars."""
+        counts: dict[str, list[int]] = {}
+        for row in read_rows(self.round_dir(round_index) / "heldout.jsonl"):
+            proved_attempted = counts.setdefault(family_of(row["problem"]), [0, 0])
+            proved_attempted[0] += bool(row["proved"])
+            proved_attempted[1] += 1
+        return {family: round(proved / attempted, 4) for family, (proved, attempted) in sorted(counts.items())}
 
     def _finish_round(self, round_index: int) -> None:
         # the evaluation as measured at the round's start (written before the round moved on), with the

@@ -155,7 +155,10 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
         scored.append(steps)
         return [-10.0 - index for index, _ in enumerate(steps)]
 
-    driver = ExpertIteration(cfg, train, heldout, [], make_pool, logprob_scorer=logprob_scorer,
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(tmp_path / "tb"))
+    driver = ExpertIteration(cfg, train, heldout, [], make_pool, writer=writer, logprob_scorer=logprob_scorer,
                              script_referencer=script_referencer)
     progress: list[tuple[str, int, int, bool]] = []
     driver.on_progress = lambda *event: progress.append(event)
@@ -186,6 +189,14 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     column = rows[0].split("\t").index("script_logprob")
     assert [r.split("\t")[column] for r in rows[1:]] == ["-10.5", "-10.5"]
     assert all(not e.problem.startswith("heldout/") for e in driver.buffer.episodes_iter())
+    assert driver.family_rates(1) == {"h0": 1.0, "h1": 0.0}  # per family (here each item its own)
+    writer.close()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    assert [(e.step, e.value) for e in events.Scalars("heldout_family/h0")] == [(0, 1.0), (1, 1.0), (2, 1.0)]
+    assert [e.value for e in events.Scalars("heldout_family/h1")] == [0.0, 0.0, 0.0]
 
     asked.clear()  # a rerun of a finished run does nothing new
     again = ExpertIteration(cfg, train, heldout, [], make_pool, script_referencer=script_referencer)
