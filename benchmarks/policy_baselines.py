@@ -26,6 +26,7 @@ Value — AUC of V on the goals of a round's held-out searches, proved vs search
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from collections import Counter, defaultdict
@@ -131,7 +132,11 @@ def script_references(run_dir: Path) -> list[tuple[str, str]]:
 
 
 def slice_problems(run_dir: Path) -> list[str]:
-    """The ids of the run's held-out slice: the problems its round 0 evaluated."""
+    """The ids of the run's held-out slice: the driver's `heldout_slice.json`, or for a run that
+    predates it, the problems its round 0 evaluated."""
+    kept = run_dir / "heldout_slice.json"
+    if kept.is_file():
+        return list(json.loads(kept.read_text(encoding="utf-8"))["problems"])
     return [row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")]
 
 

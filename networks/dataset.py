@@ -49,7 +49,6 @@ def read_examples(path: str | Path) -> list[Example]:
     return examples
 
 
-
 def read_example_files(paths: str) -> list[Example]:
     """The records of every file in the comma-separated `paths`, in order (pretraining on the stdlib
     records and the factory's script demonstrations together: `data/extracted/train.jsonl,
@@ -58,6 +57,7 @@ def read_example_files(paths: str) -> list[Example]:
     if not files:
         raise ValueError("no dataset file given")
     return [example for file in files for example in read_examples(file)]
+
 
 #: ssreflect syntax that plain Coq does not parse (plain `move H after H'` is allowed).
 _SSR_PATTERNS = re.compile(
