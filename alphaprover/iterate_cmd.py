@@ -77,6 +77,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         settings = ExpertIterationConfig.from_dict(iteration_settings(plain))
         ActorConfig.from_dict(plain.get("actor") or {})
         heldout_mode = ActionMode.parse(str(plain.get("heldout_actions") or "network"))
+        heldout_plain = {**plain, "decoding": str(plain.get("heldout_decoding") or plain.get("decoding", "sample"))}
     except (TypeError, ValueError) as error:
         raise UsageError(f"bad train config: {error}") from None
     if int(plain["actors"]) < 0:
@@ -84,6 +85,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     build_settings({**plain, "method": "mcts"})
     sampling_temperatures(plain)
     policy_decoding(plain)
+    policy_decoding(heldout_plain)
     mode = action_mode(plain)
     specs = [str(spec) for spec in plain["sources"]]
     files = factory_files(specs)
@@ -103,7 +105,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     def make_pool(kind: str, problem_ids: list[str]):
         chosen = {"search": mode, "search-policy": heldout_mode, "heldout": heldout_mode,
                   "reference": ActionMode.FIXED}[kind]
-        evaluator = EvaluatorRecipe.from_config(chosen.value, plain)
+        # the held-out curve may decode otherwise than the search that collects proofs (beam: deterministic)
+        evaluator = EvaluatorRecipe.from_config(chosen.value, heldout_plain if kind == "heldout" else plain)
         # search proofs become training data, reference proofs the exact-match references: both pruned
         actor = {**(plain.get("actor") or {}), "prune_proofs": kind in ("search", "search-policy", "reference")}
         problems = tuple(by_id[p] for p in problem_ids)

@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
 CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "temperature_step", "decoding",
             "threads", "backend",
-             "budget", "mcts", "best_first", "portfolio", "method", "actor", "loop", "iteration", "heldout_actions")
+             "budget", "mcts", "best_first", "portfolio", "method", "actor", "loop", "iteration", "heldout_actions",
+             "heldout_decoding")
 LOOPS = ("expert_iteration", "selfplay")
 
 

@@ -117,41 +117,72 @@ def score(checkpoint: Path, examples: list[Example]) -> dict[str, str]:
     return row
 
 
-def report(out: Path, references: list[Path], limit: int) -> None:
+def scoring_sets(out: Path, references: list[Path], limit: int) -> dict[str, list[Example]]:
+    """The step sets a report scores: the split's new seeds, then each reference file."""
     sets = {"new seeds (valid.jsonl)": spread_sample(read_examples(out / "valid.jsonl"), limit)}
     for path in references:
         sets[f"references {path}"] = spread_sample(reference_examples(path), limit)
-    for arm in ARMS:
-        last = out / arm / "last"
+    return sets
+
+
+def report_checkpoints(checkpoints: dict[str, Path], sets: dict[str, list[Example]]) -> None:
+    """Print, for each named checkpoint, its training position and its `score` on every set."""
+    for name, last in checkpoints.items():
         if not (last / "config.json").is_file():
-            print(f"{arm}: no checkpoint under {last}")
+            print(f"{name}: no checkpoint under {last}")
             continue
         meta = json.loads((last / "config.json").read_text())["metadata"]
-        print(f"== {arm} (step {meta['step']}, epoch {meta['epoch']}, valid policy loss "
-              f"{meta['metrics'].get('policy_loss', float('nan')):.4f} nats/token)")
+        print(f"== {name} (step {meta.get('step', '?')}, epoch {meta.get('epoch', '?')}, valid policy loss "
+              f"{meta.get('metrics', {}).get('policy_loss', float('nan')):.4f} nats/token)")
         for label, examples in sets.items():
             row = score(last, examples)
-            print(f"  {label}:" + "".join(f"\n    {name:17s} {row[name]}" for name in KINDS))
+            print(f"  {label}:" + "".join(f"\n    {kind:17s} {row[kind]}" for kind in KINDS))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def report(out: Path, references: list[Path], limit: int) -> None:
+    report_checkpoints({arm: out / arm / "last" for arm in ARMS}, scoring_sets(out, references, limit))
+
+
+def arm_parsers(doc: str, arms: dict) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser,
+                                                argparse.ArgumentParser]:
+    """(parser, `train OUT --arm A` subparser, `report` subparser) of an arms benchmark."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train")
     train.add_argument("out", type=Path)
-    train.add_argument("--arm", choices=sorted(ARMS), required=True)
-    train.add_argument("--steps", type=int, default=1500)
-    train.add_argument("--threads", type=int, default=1)
+    train.add_argument("--arm", choices=sorted(arms), required=True)
+    return parser, train, sub.add_parser("report")
+
+
+def add_split_arguments(train: argparse.ArgumentParser) -> None:
+    """The demonstrations file and the held-out share of its items (shared with copy_scale.py)."""
     train.add_argument("--scripts", type=Path, default=ROOT / "data" / "factory" / "scripts.jsonl")
     train.add_argument("--heldout-percent", type=int, default=5)
-    rep = sub.add_parser("report")
-    rep.add_argument("out", type=Path)
+
+
+def add_scoring_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--references", type=Path, action="append", default=[])
     rep.add_argument("--limit", type=int, default=800, help="steps scored per set")
+
+
+def scripts_missing(scripts: Path) -> bool:
+    """True (after a one-line error) if there are no demonstrations to train on."""
+    if scripts.is_file():
+        return False
+    print(f"error: no script demonstrations at {scripts} (alphaprover factory writes them)", file=sys.stderr)
+    return True
+
+
+def main() -> int:
+    parser, train, rep = arm_parsers(__doc__, ARMS)
+    train.add_argument("--steps", type=int, default=1500)
+    train.add_argument("--threads", type=int, default=1)
+    add_split_arguments(train)
+    rep.add_argument("out", type=Path)
+    add_scoring_arguments(rep)
     args = parser.parse_args()
     if args.command == "train":
-        if not args.scripts.is_file():
-            print(f"error: no script demonstrations at {args.scripts} (alphaprover factory writes them)", file=sys.stderr)
+        if scripts_missing(args.scripts):
             return 2
         train_arm(args.out, args.arm, args.steps, args.threads, args.scripts, args.heldout_percent)
     else:

@@ -109,7 +109,7 @@ def checkpoint_answers(checkpoint: str, goals: list[str]) -> list[list[str | Non
                                     num_return_sequences=BEAMS, do_sample=False,
                                     max_new_tokens=model.config.max_tactic_tokens)
             for row in range(len(chunk)):
-                answers.append([coq_tactic(tokenizer.decode(ids.tolist())) for ids in out[row * BEAMS:(row + 1) * BEAMS]])
+                answers.append([coq_tactic(tokenizer.decode(ids.tolist(), chunk[row])) for ids in out[row * BEAMS:(row + 1) * BEAMS]])
     return answers
 
 
@@ -177,8 +177,9 @@ def main() -> int:
         targets += [example.tactic for example in read_examples(args.demonstrations)]
     frequent = [t for t, _ in Counter(coq_tactic(t) for t in targets).most_common(BEAMS)]
     tokenizer = ProofTokenizer.load(args.checkpoint[0] if args.checkpoint else ROOT / "checkpoints/alphaprover-coq-small")
-    bigram = Bigram([tokenizer.encode_tactic(t, 49) for t in targets], tokenizer.vocab_size)
-    bigram_answers = [coq_tactic(tokenizer.decode(ids)) for ids in bigram.beam(tokenizer.eos_id, BEAMS, 48)]
+    # goal-blind: tactics read against an empty goal (a tokenizer with number slots keeps every number literal)
+    bigram = Bigram([tokenizer.encode_tactic(t, 49, "") for t in targets], tokenizer.vocab_size)
+    bigram_answers = [coq_tactic(tokenizer.decode(ids, "")) for ids in bigram.beam(tokenizer.eos_id, BEAMS, 48)]
     columns: dict[str, list[list[str | None]]] = {
         "constant intros.": [[coq_tactic("intros.")]] * len(references),
         "frequent-8": [frequent] * len(references),
@@ -195,7 +196,7 @@ def main() -> int:
     print(f"value AUC on the goals of {heldout.relative_to(args.run_dir)}")
     hard_goals = [goals[i] for i in hard]
     hard_tactics = [references[i][1] for i in hard]
-    log_probs = {"goal-blind bigram": [bigram.sequence_log_prob(tokenizer.encode_tactic(t, 49)) for t in hard_tactics]}
+    log_probs = {"goal-blind bigram": [bigram.sequence_log_prob(tokenizer.encode_tactic(t, 49, "")) for t in hard_tactics]}
     print("| answers from | top-1 | top-8 | top-8 outside frequent-8 | median log-prob outside frequent-8 | value AUC |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, answers in columns.items():

@@ -102,7 +102,7 @@ def encode_examples(examples: Sequence[Example], tokenizer: ProofTokenizer, max_
     tactic would teach the policy to stop mid-tactic, so longer ones are left out."""
     out = []
     for example in examples:
-        tactic = tokenizer.encode_tactic(example.tactic, max_tactic_tokens + 1)
+        tactic = tokenizer.encode_tactic(example.tactic, max_tactic_tokens + 1, example.goal)
         if len(tactic) > max_tactic_tokens:
             continue
         goal = tokenizer.encode_goal(example.goal, max_goal_tokens, tactic_identifiers(example.tactic))

@@ -237,15 +237,15 @@ class CT2Policy:
     def beam(self, goals: Sequence[str], width: int) -> list[list[tuple[str, float]]]:
         """Per goal, distinct (tactic, log-prob) pairs of a `width`-beam search, most likely first."""
         return [rank_tactics((text, score) for text, score in
-                             ((self.tokenizer.decode(ids), score) for ids, score in group) if text)
-                for group in self.beam_ids(goals, width)]
+                             ((self.tokenizer.decode(ids, goal), score) for ids, score in group) if text)
+                for goal, group in zip(goals, self.beam_ids(goals, width))]
 
     def sample(self, goals: Sequence[str], num_samples: int,
                temperature: float = 1.0) -> list[list[tuple[str, float]]]:
         """Per goal, distinct (tactic, untempered log-prob) pairs from `num_samples` samples, most likely first."""
         out = []
-        for group in self.sample_ids(goals, num_samples, temperature):
-            texts = [(self.tokenizer.decode(ids), score) for ids, score in group]
+        for goal, group in zip(goals, self.sample_ids(goals, num_samples, temperature)):
+            texts = [(self.tokenizer.decode(ids, goal), score) for ids, score in group]
             out.append(rank_tactics((text, score) for text, score in texts if text))
         return out
 
@@ -256,7 +256,7 @@ class CT2Policy:
         encoder PyTorch scorer (`networks.scoring`) is faster; see benchmarks/network_throughput.py."""
         if len(goals) != len(tactics_per_goal):
             raise ValueError("score: one tactic list per goal")
-        scores, rows = candidate_rows(self.tokenizer, self.config.max_tactic_tokens, tactics_per_goal)
+        scores, rows = candidate_rows(self.tokenizer, self.config.max_tactic_tokens, tactics_per_goal, goals)
         if rows:
             used = sorted({goal for goal, _, _ in rows})
             encoded = dict(zip(used, self._source([goals[g] for g in used])))

@@ -43,9 +43,9 @@ def overlong_logprob(num_tokens: int) -> float:
     return OVERLONG_LOGPROB - num_tokens
 
 
-def tactic_ids(tokenizer: ProofTokenizer, tactic: str) -> list[int]:
-    """Token ids of `tactic` plus EOS, not truncated (callers decide what is too long)."""
-    return tokenizer.encode_tactic(tactic, 1 << 30)
+def tactic_ids(tokenizer: ProofTokenizer, tactic: str, goal: str) -> list[int]:
+    """Token ids of `tactic` for `goal` plus EOS, not truncated (callers decide what is too long)."""
+    return tokenizer.encode_tactic(tactic, 1 << 30, goal)
 
 
 def encode_goals(tokenizer: ProofTokenizer, goals: Sequence[str], max_tokens: int,
@@ -60,15 +60,15 @@ def encode_goals(tokenizer: ProofTokenizer, goals: Sequence[str], max_tokens: in
     return input_ids.to(device), attention_mask.to(device)
 
 
-def candidate_rows(tokenizer: ProofTokenizer, max_tokens: int, tactics_per_goal: Sequence[Sequence[str]]
-                   ) -> tuple[list[list[float]], list[tuple[int, int, list[int]]]]:
+def candidate_rows(tokenizer: ProofTokenizer, max_tokens: int, tactics_per_goal: Sequence[Sequence[str]],
+                   goals: Sequence[str]) -> tuple[list[list[float]], list[tuple[int, int, list[int]]]]:
     """Split candidates into those to run and those too long: (scores with `overlong_logprob`
     filled in for tactics over `max_tokens` tokens (EOS included), rows (goal, position, ids) to score)."""
     scores = [[0.0] * len(tactics) for tactics in tactics_per_goal]
     rows: list[tuple[int, int, list[int]]] = []
     for goal, tactics in enumerate(tactics_per_goal):
         for position, tactic in enumerate(tactics):
-            ids = tactic_ids(tokenizer, tactic)
+            ids = tactic_ids(tokenizer, tactic, goals[goal])
             if len(ids) > max_tokens:
                 scores[goal][position] = overlong_logprob(len(ids))
             else:
@@ -97,8 +97,8 @@ def _reference_rows(model: ProverModel, states: torch.Tensor, attention_mask: to
 
 def _score_candidates(model: ProverModel, tokenizer: ProofTokenizer, states: torch.Tensor,
                       attention_mask: torch.Tensor, tactics_per_goal: Sequence[Sequence[str]],
-                      fast: bool = True) -> list[list[float]]:
-    scores, rows = candidate_rows(tokenizer, model.config.max_tactic_tokens, tactics_per_goal)
+                      goals: Sequence[str], fast: bool = True) -> list[list[float]]:
+    scores, rows = candidate_rows(tokenizer, model.config.max_tactic_tokens, tactics_per_goal, goals)
     run = score_rows if fast else _reference_rows
     totals = run(model, states, attention_mask, [(goal, ids) for goal, _, ids in rows]) if rows else []
     for (goal, position, _), total in zip(rows, totals):
@@ -127,7 +127,7 @@ def score_tactics(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence
     if not goals:
         return []
     states, attention_mask = _encoder_states(model, tokenizer, goals)
-    return _score_candidates(model, tokenizer, states, attention_mask, tactics_per_goal, fast=False)
+    return _score_candidates(model, tokenizer, states, attention_mask, tactics_per_goal, goals, fast=False)
 
 
 @torch.no_grad()
@@ -154,7 +154,7 @@ Sampler = Callable[[Sequence[str], int], list[list[tuple[str, float]]]]
 
 
 def _generate(model: ProverModel, tokenizer: ProofTokenizer, encoder: BaseModelOutput, attention_mask: torch.Tensor,
-              num_samples: int, temperature: float) -> list[list[tuple[str, float]]]:
+              num_samples: int, temperature: float, goals: Sequence[str]) -> list[list[tuple[str, float]]]:
     """HF `generate`: per goal, the finished samples (text, untempered summed log-prob), duplicates kept."""
     generated = model.t5.generate(
         encoder_outputs=encoder, attention_mask=attention_mask, do_sample=True, temperature=temperature,
@@ -175,7 +175,7 @@ def _generate(model: ProverModel, tokenizer: ProofTokenizer, encoder: BaseModelO
         group = []
         for row in range(goal_index * num_samples, (goal_index + 1) * num_samples):
             if finished[row]:  # else it ran out of length: not a complete tactic
-                text = tokenizer.decode(sequences[row].tolist())
+                text = tokenizer.decode(sequences[row].tolist(), goals[goal_index])
                 if text:
                     group.append((text, totals[row]))
         samples.append(group)
@@ -183,7 +183,7 @@ def _generate(model: ProverModel, tokenizer: ProofTokenizer, encoder: BaseModelO
 
 
 def _beam(model: ProverModel, tokenizer: ProofTokenizer, states: torch.Tensor, attention_mask: torch.Tensor,
-          width: int) -> list[list[tuple[str, float]]]:
+          width: int, goals: Sequence[str]) -> list[list[tuple[str, float]]]:
     """HF beam search: per goal, the `width` beams that finished with EOS as (text, summed log-prob
     of the beam's token path, EOS included, rescored teacher-forced: HF's own beam scores carry
     its length handling). `early_stopping=False` with `length_penalty=0`: the search stops only
@@ -203,7 +203,7 @@ def _beam(model: ProverModel, tokenizer: ProofTokenizer, states: torch.Tensor, a
     totals = score_rows(model, states, attention_mask, paths) if paths else []
     beams: list[list[tuple[str, float]]] = [[] for _ in range(attention_mask.shape[0])]
     for (goal, ids), total in zip(paths, totals):
-        text = tokenizer.decode(ids)
+        text = tokenizer.decode(ids, goals[goal])
         if text:
             beams[goal].append((text, total))
     return beams
@@ -252,10 +252,10 @@ def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequenc
     elif num_samples > 0:
         torch.manual_seed(seed)
         sampled = _generate(model, tokenizer, BaseModelOutput(last_hidden_state=states), attention_mask, num_samples,
-                            temperature)
+                            temperature, goals)
     if beam_width > 0:
         beams = (beamer(goals, beam_width) if beamer is not None
-                 else _beam(model, tokenizer, states, attention_mask, beam_width))
+                 else _beam(model, tokenizer, states, attention_mask, beam_width, goals))
         sampled = [[*group, *extra] for group, extra in zip(sampled, beams)]
     to_score = [list(group) for group in candidates] if candidates is not None else [[] for _ in goals]
     if tactic_form is not None:
@@ -265,6 +265,6 @@ def evaluate_goals(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequenc
                     for group, (_, rescore) in zip(to_score, split)]
     scored: list[list[tuple[str, float]]] = [[] for _ in goals]
     if any(to_score):
-        scores = _score_candidates(model, tokenizer, states, attention_mask, to_score)
+        scores = _score_candidates(model, tokenizer, states, attention_mask, to_score, goals)
         scored = [list(zip(tactics, totals)) for tactics, totals in zip(to_score, scores)]
     return BatchOutput([rank_tactics(chain(s, c)) for s, c in zip(sampled, scored)], values)

@@ -18,6 +18,12 @@ a network that cannot see a number as the same symbols twice cannot learn to cop
 (`pose proof (h0 6)` from `h1 : f 6 = 20`). With single digits, and the space before a number a
 token of its own, every number reads the same wherever it stands (benchmarks/digit_tokens.py).
 
+Numbers can instead become slots (`number_placeholders`, networks/numbers.py): the goal's numbers
+are replaced by `⟨n0⟩`, `⟨n1⟩`, … (special tokens: one id each, never merged), a training tactic
+writes a goal's number as its slot, and a decoded tactic gets the goal's numbers back, so copying
+a number is choosing a slot. Such a tokenizer needs the goal to encode a tactic and to decode one;
+asking without it is a programming error and raises.
+
 Long goals are truncated from the far end of the context: the target line `⊢ …` is always kept,
 then as many hypotheses as fit, nearest the target first.
 """
@@ -30,6 +36,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+from networks.numbers import MAX_PLACEHOLDERS, NumberMap, number_map, placeholder, placeholder_tokens
 
 PAD, EOS, UNK = "<pad>", "</s>", "<unk>"
 SPECIAL_TOKENS = [PAD, EOS, UNK]
@@ -57,14 +65,19 @@ class ProofTokenizer:
         self._tok = tokenizer
         if tokenizer.token_to_id(PAD) != 0 or tokenizer.token_to_id(EOS) != 1:
             raise ValueError("tokenizer must have <pad>=0 and </s>=1")
+        self.number_placeholders = sum(1 for index in range(MAX_PLACEHOLDERS)
+                                       if tokenizer.token_to_id(placeholder(index)) is not None)
 
     @classmethod
     def train(cls, texts: Iterable[str], vocab_size: int = 4000, whole_identifiers: bool = True,
-              split_digits: bool = False) -> "ProofTokenizer":
+              split_digits: bool = False, number_placeholders: int = 0) -> "ProofTokenizer":
         """BPE over `texts`; `whole_identifiers=False` gives the GPT-2 split older checkpoints use;
-        `split_digits` (which needs `whole_identifiers`) makes every digit of a number one token."""
+        `split_digits` (which needs `whole_identifiers`) makes every digit of a number one token;
+        `number_placeholders` > 0 adds that many number slots (pass texts through `slotted_texts`)."""
         if split_digits and not whole_identifiers:
             raise ValueError("split_digits needs whole_identifiers")
+        if not 0 <= number_placeholders <= MAX_PLACEHOLDERS:
+            raise ValueError(f"number_placeholders must be between 0 and {MAX_PLACEHOLDERS}")
         tokenizer = Tokenizer(models.BPE(unk_token=UNK))
         if whole_identifiers:
             tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
@@ -75,7 +88,8 @@ class ProofTokenizer:
             tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tokenizer.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(
-            vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, min_frequency=2,
+            vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS + placeholder_tokens(number_placeholders),
+            min_frequency=2,
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
         )
         tokenizer.train_from_iterator(texts, trainer=trainer)
@@ -97,16 +111,30 @@ class ProofTokenizer:
         """The token strings of `text` (byte-level symbols, `Ġ` for a space): for inspection."""
         return self._tok.encode(text).tokens
 
-    def encode_tactic(self, tactic: str, max_tokens: int) -> list[int]:
-        """Token ids of `tactic` followed by EOS (truncated to `max_tokens` including EOS)."""
+    def numbers(self, goal: str | None) -> NumberMap:
+        """The goal's number slots (none for a tokenizer without placeholders). Raises if this
+        tokenizer has placeholders and no goal is given: its tactics cannot be read without one."""
+        if not self.number_placeholders:
+            return NumberMap()
+        if goal is None:
+            raise ValueError("this tokenizer writes numbers as slots of the goal: pass the goal")
+        return number_map(goal, self.number_placeholders)
+
+    def encode_tactic(self, tactic: str, max_tokens: int, goal: str | None = None) -> list[int]:
+        """Token ids of `tactic` followed by EOS (truncated to `max_tokens` including EOS); with
+        placeholders, the goal's numbers in it are written as the goal's slots."""
+        if self.number_placeholders:
+            tactic = self.numbers(goal).tactic_text(tactic)
         ids = self._tok.encode(tactic).ids[: max_tokens - 1]
         return ids + [self.eos_id]
 
     def encode_goal(self, goal: str, max_tokens: int, keep: Iterable[str] = ()) -> list[int]:
-        """Token ids of `goal` (plus EOS). A goal over `max_tokens` keeps its target line, then the
-        hypotheses named in `keep` (training passes the names its tactic mentions, so the example
-        never asks for a hypothesis the input lost), then the nearest other hypotheses; kept lines
-        stay in their order."""
+        """Token ids of `goal` (plus EOS), its numbers as slots if this tokenizer has them. A goal
+        over `max_tokens` keeps its target line, then the hypotheses named in `keep` (training
+        passes the names its tactic mentions, so the example never asks for a hypothesis the input
+        lost), then the nearest other hypotheses; kept lines stay in their order."""
+        if self.number_placeholders:
+            goal = self.numbers(goal).goal_text(goal)
         ids = self._tok.encode(goal).ids
         if len(ids) < max_tokens:
             return ids + [self.eos_id]
@@ -128,15 +156,31 @@ class ProofTokenizer:
             budget -= len(line_ids)
         return [token for index in sorted(chosen) for token in chosen[index]] + target + [self.eos_id]
 
-    def decode(self, ids: Sequence[int]) -> str:
-        """Text of `ids`, stopping at the first EOS; padding dropped."""
+    def decode(self, ids: Sequence[int], goal: str | None = None) -> str:
+        """Text of `ids`, stopping at the first EOS; padding and unknown dropped. With placeholders
+        the slots are filled with `goal`'s numbers; a slot the goal lacks gives "" (no tactic)."""
         out = []
         for token in ids:
             if token == self.eos_id:
                 break
-            if token != self.pad_id:
+            if token not in (self.pad_id, self.unk_id):
                 out.append(int(token))
-        return self._tok.decode(out).strip()
+        if not self.number_placeholders:
+            return self._tok.decode(out).strip()
+        numbers = self.numbers(goal)
+        text = self._tok.decode(out, skip_special_tokens=False).strip()
+        return numbers.restore(text) or ""
+
+
+def slotted_texts(pairs: Iterable[tuple[str, str]], number_placeholders: int) -> Iterable[str]:
+    """Goal and tactic texts of (goal, tactic) pairs as a tokenizer with placeholders reads them:
+    the corpus to train it on."""
+    for goal, tactic in pairs:
+        if number_placeholders:
+            numbers = number_map(goal, number_placeholders)
+            goal, tactic = numbers.goal_text(goal), numbers.tactic_text(tactic)
+        yield goal
+        yield tactic
 
 
 def hypothesis_names(line: str) -> set[str]:

@@ -24,7 +24,7 @@ from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
 from networks.dataset import (Example, batches, encode_examples, is_ssreflect_tactic, read_example_files, read_examples,
                               reweight)
 from networks.model import ProverModel, ProverModelConfig
-from networks.tokenizer import ProofTokenizer
+from networks.tokenizer import ProofTokenizer, slotted_texts
 from networks.train_eval import ValueBaseline, beam_exact_match, teacher_forced_metrics
 
 #: Sources closer to competition mathematics, repeated per epoch (path substring → weight).
@@ -49,6 +49,7 @@ class PretrainConfig:
     vocab_size: int = 4000
     whole_identifiers: bool = True  # tokenizer of a NEW run: identifiers stay whole (networks.tokenizer)
     split_digits: bool = False  # tokenizer of a NEW run: one token per digit (networks.tokenizer)
+    number_placeholders: int = 0  # tokenizer of a NEW run: the goal's numbers as slots ⟨n0⟩… (networks.numbers)
     batch_size: int = 32
     lr: float = 1e-3
     weight_decay: float = 0.01
@@ -103,7 +104,8 @@ def _device() -> torch.device:
 
 
 def pretrain(cfg: PretrainConfig) -> dict[str, float]:
-    """Train (or resume) and return the final valid metrics."""
+    """Train (or resume) and return the final valid metrics, the step reached, and the mean
+    seconds per training step of this session (start-up and evaluations excluded)."""
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     out = Path(cfg.out_dir)
@@ -125,8 +127,9 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         model, tokenizer, _ = load_checkpoint(cfg.init_from, device)
         state = None
     else:
-        tokenizer = ProofTokenizer.train((t for e in train_examples for t in (e.goal, e.tactic)), cfg.vocab_size,
-                                        cfg.whole_identifiers, cfg.split_digits)
+        texts = slotted_texts(((e.goal, e.tactic) for e in train_examples), cfg.number_placeholders)
+        tokenizer = ProofTokenizer.train(texts, cfg.vocab_size, cfg.whole_identifiers, cfg.split_digits,
+                                         cfg.number_placeholders)
         model_cfg = ProverModelConfig.from_dict({**cfg.model.to_dict(), "vocab_size": tokenizer.vocab_size})
         model = ProverModel(model_cfg).to(device)
         state = None
@@ -174,6 +177,7 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         checkpoint("last")
 
     session_start_step = step
+    step_seconds = 0.0  # time inside training steps this session (no start-up, no evaluation)
 
     def out_of_time() -> bool:
         if cfg.session_steps and step - session_start_step >= cfg.session_steps:
@@ -186,6 +190,7 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
                 continue  # resumed mid-epoch: these batches were trained on before the stop
             if step >= cfg.max_steps or out_of_time():
                 break
+            step_started = time.monotonic()
             batch = {k: v.to(device) for k, v in batch.items()}
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, cfg)
@@ -194,6 +199,9 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
             losses["loss"].backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
             optimizer.step()
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            step_seconds += time.monotonic() - step_started
             step += 1
             batch_in_epoch = index + 1
             bar.update(1)
@@ -216,7 +224,8 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
     writer.close()
     bar.close()
     (out / "metrics.json").write_text(json.dumps({"step": step, "epoch": epoch, **metrics}, indent=2), encoding="utf-8")
-    return {"step": float(step), **metrics}
+    trained = step - session_start_step
+    return {"step": float(step), "seconds_per_step": step_seconds / trained if trained else float("nan"), **metrics}
 
 
 def _jsonable(cfg: PretrainConfig) -> dict:

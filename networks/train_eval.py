@@ -93,7 +93,7 @@ def beam_exact_match(model: ProverModel, tokenizer: ProofTokenizer, examples: Se
                                 num_return_sequences=k, do_sample=False,
                                 max_new_tokens=model.config.max_tactic_tokens)
         for row, example in enumerate(chunk):
-            beams = [form(tokenizer.decode(ids.tolist())) for ids in out[row * k : (row + 1) * k]]
+            beams = [form(tokenizer.decode(ids.tolist(), chunk[row].goal)) for ids in out[row * k : (row + 1) * k]]
             reference = form(example.tactic)
             top1 += bool(beams) and reference is not None and beams[0] == reference
             topk += reference is not None and reference in beams

@@ -72,7 +72,7 @@ def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer
     in the middle of a tactic (a long hint list), so only its value target is kept."""
     cfg = model.config
     goals = [tokenizer.encode_goal(r.goal, cfg.max_goal_tokens, tactic_identifiers(r.tactic or "")) for r in records]
-    tactics = [tokenizer.encode_tactic(r.tactic, cfg.max_tactic_tokens + 1) if r.tactic else [] for r in records]
+    tactics = [tokenizer.encode_tactic(r.tactic, cfg.max_tactic_tokens + 1, r.goal) if r.tactic else [] for r in records]
     tactics = [ids if len(ids) <= cfg.max_tactic_tokens else [] for ids in tactics]
     input_ids = torch.full((len(records), max(len(g) for g in goals)), tokenizer.pad_id, dtype=torch.long)
     labels = torch.full((len(records), max(1, max(len(t) for t in tactics))), -100, dtype=torch.long)

@@ -45,3 +45,15 @@ def test_heldout_rounds_are_read_in_order(tmp_path: Path) -> None:
             json.dumps({"problem": f"heldout/fam_a_{n}", "proved": p}) + "\n" for n, p in enumerate(proved)))
     assert read_rounds(tmp_path) == [{"heldout/fam_a_0": True, "heldout/fam_a_1": False},
                                      {"heldout/fam_a_0": True, "heldout/fam_a_1": True}]
+
+
+def test_copy_scale_arms_differ_only_in_what_they_name(tmp_path: Path) -> None:
+    from benchmarks.copy_scale import arm_config
+
+    shipped = json.loads(Path("checkpoints/alphaprover-coq-small/config.json").read_text())["model"]
+    configs = {arm: arm_config(tmp_path, arm, arm, 128, 1) for arm in ("shipped", "slots", "wide")}
+    assert configs["shipped"].model.d_model == shipped["d_model"] and configs["shipped"].number_placeholders == 0
+    assert configs["slots"].number_placeholders == 16 and configs["slots"].model == configs["shipped"].model
+    assert configs["wide"].model.d_model == 384 and configs["wide"].number_placeholders == 0
+    assert {c.train_file for c in configs.values()} == {str(tmp_path / "train.jsonl")}
+    assert {c.batch_size for c in configs.values()} == {128} and configs["slots"].out_dir == str(tmp_path / "slots")

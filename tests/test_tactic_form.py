@@ -73,9 +73,10 @@ def test_mixed_candidates_are_scored_only_in_the_form_the_data_has(tiny, monkeyp
     scored: list[str] = []
     real_rows = sampling.candidate_rows
 
-    def spy(tokenizer: ProofTokenizer, max_tokens: int, tactics_per_goal: Sequence[Sequence[str]]):  # type: ignore[no-untyped-def]
+    def spy(tokenizer: ProofTokenizer, max_tokens: int, tactics_per_goal: Sequence[Sequence[str]],  # type: ignore[no-untyped-def]
+            goals: Sequence[str]):
         scored.extend(t for group in tactics_per_goal for t in group)
-        return real_rows(tokenizer, max_tokens, tactics_per_goal)
+        return real_rows(tokenizer, max_tokens, tactics_per_goal, goals)
 
     monkeypatch.setattr(sampling, "candidate_rows", spy)
     fixed = FixedTacticEvaluator()

@@ -73,6 +73,7 @@ def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
         (["train", "iteration.problems_per_round=0", train], "problems_per_round and heldout_problems >= 1"),
         (["train", "temperature=0", train], "temperature must be > 0"),
         (["train", "decoding=greedy", train], "decoding must be sample, beam or both"),
+        (["train", "heldout_decoding=greedy", train], "decoding must be sample, beam or both"),
         (["train", f"sources=[factory:{tmp_path / 'no_factory.jsonl'}]", train], "no_factory.jsonl not found"),
         (["solve", "True", "temperature_step=-1", runs], "temperature_step >= 0"),
         (["solve", "True", "decoding=greedy", runs], "decoding must be sample, beam or both"),
