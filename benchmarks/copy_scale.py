@@ -21,8 +21,9 @@ copying into choosing a slot — do). Each arm here trains
 from scratch on the same split as digit_tokens.py (items held out by a hash of their name, so the
 same new seeds are scored), same seed, with a learning-rate schedule sized to its time budget:
 a first call of 200 steps inside the warm-up (where the schedule does not depend on `max_steps`)
-measures seconds per training step (`pretrain` times its steps alone, not start-up or evaluation), then `max_steps` is set to fill the minutes left. The report scores every named
-checkpoint with digit_tokens.py's `score` (median teacher-forced log-prob, 8-beam top-1/top-8 per
+measures seconds per training step (`pretrain` times its training loop less evaluations and
+checkpoints, not start-up), then `max_steps` is set to fill the minutes left. The report scores
+every named checkpoint with digit_tokens.py's `score` (median teacher-forced log-prob, 8-beam top-1/top-8 per
 kind of step).
 """
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 #: Slots available per goal; later distinct numbers stay literal.
 MAX_PLACEHOLDERS = 16
@@ -49,25 +50,28 @@ class NumberMap:
 
     numbers: tuple[str, ...] = ()
 
+    @cached_property
+    def slots(self) -> dict[str, str]:
+        """Number → its slot's text."""
+        return {number: placeholder(index) for index, number in enumerate(self.numbers)}
+
     def goal_text(self, goal: str) -> str:
         """The goal with each of its slotted numbers replaced by its slot."""
         if not self.numbers:
             return goal
-        slots = {number: placeholder(index) for index, number in enumerate(self.numbers)}
-        return NUMERAL.sub(lambda m: slots.get(m.group(0), m.group(0)), goal)
+        return NUMERAL.sub(lambda m: self.slots.get(m.group(0), m.group(0)), goal)
 
     def tactic_text(self, tactic: str) -> str:
         """The tactic with every number the goal has written as the goal's slot, except a number in
         a parameter position."""
         if not self.numbers:
             return tactic
-        slots = {number: placeholder(index) for index, number in enumerate(self.numbers)}
 
         def swap(match: re.Match[str]) -> str:
             number = match.group(0)
-            if number not in slots or PARAMETER_BEFORE.search(tactic, 0, match.start()):
+            if number not in self.slots or PARAMETER_BEFORE.search(tactic, 0, match.start()):
                 return number
-            return slots[number]
+            return self.slots[number]
 
         return NUMERAL.sub(swap, tactic)
 
@@ -88,9 +92,11 @@ class NumberMap:
         return None if missing else restored
 
 
+@lru_cache(maxsize=4096)
 def number_map(goal: str, limit: int = MAX_PLACEHOLDERS) -> NumberMap:
     """The goal's slots: its distinct numbers other than `LITERAL`, in order of first appearance,
-    at most `limit` of them."""
+    at most `limit` of them. Cached: a search decodes every sample and scores every candidate of
+    a goal against the same goal text."""
     numbers: dict[str, None] = {}
     for match in NUMERAL.finditer(goal):
         if len(numbers) >= limit:

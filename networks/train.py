@@ -177,20 +177,20 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         checkpoint("last")
 
     session_start_step = step
-    step_seconds = 0.0  # time inside training steps this session (no start-up, no evaluation)
+    aside_seconds = 0.0  # time in evaluations and checkpoints inside the loop (not training)
 
     def out_of_time() -> bool:
         if cfg.session_steps and step - session_start_step >= cfg.session_steps:
             return True
         return cfg.max_minutes > 0 and time.monotonic() - started > 60 * cfg.max_minutes
 
+    loop_started = time.monotonic()
     while step < cfg.max_steps and not out_of_time():
         for index, batch in enumerate(batches(encoded, cfg.batch_size, tokenizer.pad_id, seed=cfg.seed + epoch)):
             if index < batch_in_epoch:
                 continue  # resumed mid-epoch: these batches were trained on before the stop
             if step >= cfg.max_steps or out_of_time():
                 break
-            step_started = time.monotonic()
             batch = {k: v.to(device) for k, v in batch.items()}
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, cfg)
@@ -199,9 +199,6 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
             losses["loss"].backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
             optimizer.step()
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            step_seconds += time.monotonic() - step_started
             step += 1
             batch_in_epoch = index + 1
             bar.update(1)
@@ -213,19 +210,22 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
                 writer.add_scalar("train/epoch", epoch, step)
                 bar.set_postfix(policy=f"{losses['policy_loss'].item():.3f}", value=f"{losses['value_loss'].item():.3f}",
                                 epoch=epoch)
+            aside_started = time.monotonic()
             if step % cfg.eval_every == 0:
                 evaluate_and_save()
             elif step % cfg.save_every == 0:
                 checkpoint("last")
+            aside_seconds += time.monotonic() - aside_started
         else:
             epoch += 1
             batch_in_epoch = 0
+    train_seconds = time.monotonic() - loop_started - aside_seconds
     evaluate_and_save()
     writer.close()
     bar.close()
     (out / "metrics.json").write_text(json.dumps({"step": step, "epoch": epoch, **metrics}, indent=2), encoding="utf-8")
     trained = step - session_start_step
-    return {"step": float(step), "seconds_per_step": step_seconds / trained if trained else float("nan"), **metrics}
+    return {"step": float(step), "seconds_per_step": train_seconds / trained if trained else float("nan"), **metrics}
 
 
 def _jsonable(cfg: PretrainConfig) -> dict:
