@@ -5,6 +5,11 @@ Loss = the pretraining loss, `ProverModel.forward` (tactic cross-entropy on reco
 Engines: `torch` (AdamW, any device) or `deepspeed` (ZeRO stage 1/2 with DeepSpeed's optimizer;
 on CPU here, with a one-process gloo group; on a GPU cluster unchanged).
 
+`ema_decay` > 0 publishes an exponential moving average of the weights (Polyak averaging) instead
+of the last step's: actors and the held-out curve then see the average of the last ~1/(1 − decay)
+steps, not wherever a constant learning rate's last step left the weights. The learner itself keeps
+training the raw weights; the average is part of the resumable state.
+
 Files under `<run_dir>`:
   learner/            the resumable state: weights + tokenizer + `learner_state.pt`
                       (optimizer, step, version); rewritten every `checkpoint_every` steps.
@@ -15,6 +20,7 @@ Files under `<run_dir>`:
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -51,12 +57,15 @@ class LearnerConfig:
     threads: int = 0
     quantization: str = "float32"  # the engine copy published beside each version ("" = none)
     device: str = "auto"            # auto = cuda when a GPU is present, else cpu; or cpu / cuda / cuda:1
+    ema_decay: float = 0.0          # > 0: publish the moving average of the weights (0 = the raw weights)
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
             raise ValueError(f"learner engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
         if not 0.0 <= self.replay_fraction <= 1.0:
             raise ValueError("replay_fraction must be within [0, 1]")
+        if not 0.0 <= self.ema_decay < 1.0:
+            raise ValueError("ema_decay must be within [0, 1)")
         if self.batch_size < 1 or self.publish_every < 1 or self.checkpoint_every < 1:
             raise ValueError("batch_size, publish_every and checkpoint_every must be >= 1")
 
@@ -114,6 +123,12 @@ class Learner:
         if state is not None:
             self.step, self.version = int(state["step"]), int(state["version"])
             self.rng.setstate(state["rng"])
+        # the average starts from the weights it is switched on at (a resumed run without one included)
+        self.average: dict[str, torch.Tensor] | None = None
+        if config.ema_decay > 0:
+            saved = state.get("ema") if state is not None else None
+            self.average = {name: (saved[name].to(self.device) if saved and name in saved else p.detach().clone())
+                            for name, p in self.model.named_parameters()}
         if self.version == 0 and self.latest_weights() is None:
             self.publish()  # version 0 = the starting weights, so actors always have a checkpoint
 
@@ -133,10 +148,31 @@ class Learner:
             out["loss"].backward()
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
             self.optimizer.step()
+        if self.average is not None:
+            self._update_average()
         self.step += 1
         if self.step % self.config.checkpoint_every == 0:
             self.save()
         return {k: float(out[k].item()) for k in ("loss", "policy_loss", "value_loss")}
+
+    @torch.no_grad()
+    def _update_average(self) -> None:
+        decay = self.config.ema_decay
+        names = list(self.average)
+        params = dict(self.model.named_parameters())
+        averages = [self.average[name] for name in names]
+        torch._foreach_mul_(averages, decay)
+        torch._foreach_add_(averages, [params[name].detach() for name in names], alpha=1.0 - decay)
+
+    def published_model(self) -> ProverModel:
+        """The model `publish` writes: the moving average when `ema_decay` > 0, else the live model."""
+        if self.average is None:
+            return self.model
+        averaged = copy.deepcopy(self.model)
+        with torch.no_grad():
+            for name, param in averaged.named_parameters():
+                param.copy_(self.average[name])
+        return averaged.eval()
 
     # ---- persistence ------------------------------------------------------------------------------
     def save(self) -> None:
@@ -144,7 +180,9 @@ class Learner:
         staging = self.run_dir / "learner.tmp"
         save_checkpoint(staging, self.model, self.tokenizer, {"step": self.step, "version": self.version})
         torch.save({"optimizer": self.optimizer.state_dict(), "step": self.step, "version": self.version,
-                    "rng": self.rng.getstate(), "engine": self.config.engine}, staging / "learner_state.pt")
+                    "rng": self.rng.getstate(), "engine": self.config.engine,
+                    "ema": ({name: t.detach().cpu() for name, t in self.average.items()}
+                            if self.average is not None else None)}, staging / "learner_state.pt")
         _swap_in(staging, self.state_dir)
 
     def publish(self) -> tuple[int, Path]:
@@ -152,7 +190,8 @@ class Learner:
         version = self.version + (1 if self.latest_weights() is not None else 0)
         target = self.weights_dir / f"v{version:06d}"
         staging = self.weights_dir / f".v{version:06d}.tmp"
-        save_checkpoint(staging, self.model, self.tokenizer, {"version": version, "learner_step": self.step})
+        save_checkpoint(staging, self.published_model(), self.tokenizer,
+                        {"version": version, "learner_step": self.step, "ema_decay": self.config.ema_decay})
         _swap_in(staging, target)
         if self.config.quantization:
             from networks.engine import converted_model

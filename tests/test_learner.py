@@ -143,3 +143,36 @@ def test_a_tactic_too_long_for_the_decoder_keeps_only_its_value_target(tiny_chec
                              TrainingRecord("x : R\n⊢ x = x", long_tactic, 1)], tokenizer, model)
     assert (batch["labels"][0] != -100).any()
     assert (batch["labels"][1] == -100).all() and batch["steps"].tolist() == [1, 1]
+
+
+def test_ema_publishes_the_moving_average_and_resumes_it(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    """With `ema_decay` the published weights are the average a·avg + (1 − a)·w after every step
+    (starting from the starting weights), not the raw weights; the average survives a restart."""
+    from networks.checkpoint import load_checkpoint
+
+    decay = 0.6
+    config = LearnerConfig(batch_size=4, lr=1e-2, quantization="", ema_decay=decay)
+    learner = Learner(tmp_path / "run", tiny_checkpoint, config)
+    expected = {name: p.detach().clone() for name, p in learner.model.named_parameters()}
+    for _ in range(3):
+        learner.train_batch(RECORDS)
+        for name, p in learner.model.named_parameters():
+            expected[name] = decay * expected[name] + (1 - decay) * p.detach()
+    _, path = learner.publish()
+    published, _, metadata = load_checkpoint(path)
+    assert metadata["ema_decay"] == decay
+    raw = dict(learner.model.named_parameters())
+    for name, p in published.named_parameters():
+        assert torch.allclose(p, expected[name], atol=1e-6), name
+    assert any(not torch.allclose(p, raw[name]) for name, p in published.named_parameters())
+    resumed = Learner(tmp_path / "run", tiny_checkpoint, config)
+    for name, tensor in learner.average.items():
+        assert torch.equal(tensor, resumed.average[name]), name
+    for key, value in learner.model.state_dict().items():   # and the live model is the raw one
+        assert torch.equal(value, resumed.model.state_dict()[key]), key
+
+
+def test_ema_decay_outside_zero_to_one_is_refused() -> None:
+    for bad in (1.0, -0.1):
+        with pytest.raises(ValueError, match="ema_decay"):
+            LearnerConfig(ema_decay=bad)
