@@ -57,3 +57,36 @@ def test_copy_scale_arms_differ_only_in_what_they_name(tmp_path: Path) -> None:
     assert configs["wide"].model.d_model == 384 and configs["wide"].number_placeholders == 0
     assert {c.train_file for c in configs.values()} == {str(tmp_path / "train.jsonl")}
     assert {c.batch_size for c in configs.values()} == {128} and configs["slots"].out_dir == str(tmp_path / "slots")
+
+
+def test_average_weights_is_the_parameter_mean_and_refuses_another_tokenizer(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    import torch
+
+    from benchmarks.average_weights import average_checkpoints
+    from networks.checkpoint import load_checkpoint, save_checkpoint
+    from networks.model import ProverModel, ProverModelConfig
+    from networks.tokenizer import ProofTokenizer
+
+    texts = ["x : R\n⊢ x + 1 > x", "lra.", "n : nat\n⊢ n + 0 = n", "lia."] * 4
+    tokenizer = ProofTokenizer.train(texts, vocab_size=300)
+    config = ProverModelConfig(vocab_size=tokenizer.vocab_size, d_model=32, d_ff=64, num_heads=2, encoder_layers=1,
+                               decoder_layers=1, dropout=0.0, max_goal_tokens=32, max_tactic_tokens=16)
+    paths = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        paths.append(save_checkpoint(tmp_path / f"c{seed}", ProverModel(config), tokenizer))
+    average_checkpoints(paths, tmp_path / "mean")
+    (a, _, _), (b, _, _), (mean, _, metadata) = (load_checkpoint(p) for p in (*paths, tmp_path / "mean"))
+    for (name, p), q, m in zip(a.named_parameters(), b.parameters(), mean.parameters()):
+        assert torch.allclose(m, (p + q) / 2, atol=1e-6), name
+    assert metadata["averaged"] == [str(p) for p in paths]
+    other = ProofTokenizer.train(texts + ["nra."] * 8, vocab_size=301)
+    torch.manual_seed(2)
+    odd = save_checkpoint(tmp_path / "odd", ProverModel(ProverModelConfig.from_dict(
+        {**config.to_dict(), "vocab_size": other.vocab_size})), other)
+    done = subprocess.run([sys.executable, "benchmarks/average_weights.py", str(tmp_path / "bad"), str(paths[0]), str(odd)],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "another tokenizer" in done.stderr, done.stderr
