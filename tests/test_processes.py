@@ -30,3 +30,39 @@ def test_the_group_is_killed_after_its_leader_exited() -> None:
         time.sleep(0.05)
     assert not _alive(helper)
     kill_process(proc)  # again: nothing left in the group, no error
+
+
+def test_the_group_is_killed_when_its_owner_dies_without_closing_it() -> None:
+    """The owner (a Ray worker, say) is SIGKILLed while its prover's helper runs: the guardian
+    kills the prover's group — leader and helper — with no `kill_process` call at all."""
+    import sys
+
+    owner_source = """
+import subprocess, sys, time
+from lean_interface._processes import guard_group
+proc = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!; sleep 60"], stdout=subprocess.PIPE, start_new_session=True)
+guard_group(proc)
+print(proc.pid, proc.stdout.readline().decode().strip(), flush=True)
+time.sleep(60)
+"""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    owner = subprocess.Popen([sys.executable, "-c", owner_source], stdout=subprocess.PIPE, cwd=root,
+                             env={**os.environ, "PYTHONPATH": root})
+    leader, helper = (int(pid) for pid in owner.stdout.readline().split())
+    assert _alive(leader) and _alive(helper) and os.getpgid(helper) == leader
+    owner.kill()
+    owner.wait()
+    deadline = time.monotonic() + 10
+    while (_alive(leader) or _alive(helper)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(helper) and not _alive(leader)
+
+
+def test_a_closed_group_is_forgotten_by_the_guardian() -> None:
+    from lean_interface import _processes
+
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    _processes.guard_group(proc)
+    assert proc.pid in _processes._guardian._groups
+    kill_process(proc)
+    assert proc.pid not in _processes._guardian._groups and proc.returncode is not None

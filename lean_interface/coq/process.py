@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from lean_interface._processes import kill_process
+from lean_interface._processes import guard_group, kill_process
 from lean_interface.api import EnvError
 
 _PROMPT = re.compile(r"<prompt>(\S+) < (\d+) \|([^|]*)\| (\d+) < </prompt>")
@@ -98,6 +98,7 @@ class CoqProcess:
             self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             cwd=self._workdir.name, start_new_session=True, preexec_fn=lambda: _limit_memory(self._memory_mb),
         )
+        guard_group(self._proc)
         self._buffer = b""
         first = self._read_reply(timeout=60.0)
         self.state, self.proof = first.state, first.proof

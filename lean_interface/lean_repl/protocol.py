@@ -19,7 +19,7 @@ import subprocess
 import time
 from typing import Any, Sequence
 
-from lean_interface._processes import kill_process
+from lean_interface._processes import guard_group, kill_process
 from lean_interface.api import EnvError
 
 
@@ -54,6 +54,7 @@ class ReplProcess:
         self.close()
         self._proc = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, start_new_session=True)
+        guard_group(self._proc)
         self._buffer = b""
         self.requests = 0
 
