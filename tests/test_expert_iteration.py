@@ -12,7 +12,7 @@ import pytest
 from lean_interface.api import Theorem
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
-from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState
+from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState, balanced_by_source
 from selfplay.learner import LearnerConfig
 from selfplay.matchmaker import Attempt
 from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows, spread,
@@ -263,3 +263,30 @@ def test_heldout_and_train_may_not_overlap(tmp_path: Path) -> None:
     same = problem("p")
     with pytest.raises(ValueError, match="both trained on and held out"):
         ExpertIteration(cfg, [same], [same], [], lambda kind, ids: None)
+
+
+def test_sources_take_turns_and_keep_their_own_order() -> None:
+    problems = ["factory/a", "factory/b", "factory/c", "factory/d", "minif2f/x", "minif2f/y"]
+    assert balanced_by_source(problems, lambda p: p.split("/")[0]) == [
+        "factory/a", "minif2f/x", "factory/b", "minif2f/y", "factory/c", "factory/d"]
+    assert balanced_by_source(problems[:4], lambda p: p.split("/")[0]) == problems[:4]
+    assert balanced_by_source([], str) == []
+
+
+def test_a_round_gives_every_source_an_equal_share_and_a_resumed_round_searches_its_plan(tmp_path: Path) -> None:
+    """40 factory items beside 4 miniF2F problems, 8 searched a round: the small source gets
+    half the round, not 4/44 of it; a round stopped half way searches the rest of the same plan."""
+    train = [problem(f"t{i:02d}") for i in range(40)] + [problem(f"m{i}", "minif2f-rocq-train") for i in range(4)]
+    cfg = ExpertIterationConfig.from_dict({
+        "run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "problems_per_round": 8,
+        "heldout_problems": 1, "learner": {"quantization": ""}})
+    driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [], lambda kind, ids: None)
+    plan = driver.search_batch(0)
+    assert len(plan) == 8 and sum(p.startswith("minif2f-rocq-train/") for p in plan) == 4
+    path = tmp_path / "run" / "rounds" / "r000" / "search.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({"problem": p, "proved": p == plan[0]}) + "\n" for p in plan[:3]))
+    assert driver.search_batch(0) == plan[3:]   # a proof found this round does not reshuffle the plan
+    nxt = driver.search_batch(1)
+    unproved_minif2f = 4 - plan[0].startswith("minif2f-rocq-train/")
+    assert plan[0] not in nxt and sum(p.startswith("minif2f-rocq-train/") for p in nxt) == unproved_minif2f
