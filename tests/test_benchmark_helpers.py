@@ -90,3 +90,14 @@ def test_average_weights_is_the_parameter_mean_and_refuses_another_tokenizer(tmp
     done = subprocess.run([sys.executable, "benchmarks/average_weights.py", str(tmp_path / "bad"), str(paths[0]), str(odd)],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "another tokenizer" in done.stderr, done.stderr
+
+
+def test_budget_table_counts_each_version_at_each_budget() -> None:
+    from benchmarks.curve_budgets import budget_table
+
+    records = [{"method": "mcts-network@/r/weights/v000000", "budget_simulations": 8, "status": "proved"},
+               {"method": "mcts-network@/r/weights/v000000", "budget_simulations": 8, "status": "failed"},
+               {"method": "mcts-network@/r/weights/v000001", "budget_simulations": 8, "status": "proved"},
+               {"method": "mcts-network@/r/weights/v000001", "budget_simulations": 32, "status": "proved"}]
+    assert budget_table(records, ["v000000", "v000001"], [8, 32]) == [["v000000", "1/2", "-"],
+                                                                      ["v000001", "1/1", "1/1"]]

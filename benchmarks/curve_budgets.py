@@ -1,0 +1,89 @@
+"""An expert-iteration run's held-out curve read at several search budgets, from one results file:
+
+    PYTHONPATH=. .venv/bin/python benchmarks/curve_budgets.py runs/expert-4 --simulations 8 16 32 64
+
+Why: the curve's point is the slice's proof rate at one budget (32 simulations). Once most items a
+budget can reach are reached, that rate saturates — items at the edge trade places from round to
+round — while measures that do not saturate (the scripts' log-prob, reference top-8) keep rising.
+Reading every published version at several budgets shows whether a round's dip is the policy or
+the edge of one budget. Every budget is one `alphaprover eval` run over the exported slice with
+all versions side by side, the run's held-out action set and decoding, appended to one results
+file (`eval` skips what the file holds: rerun to resume). Evaluation only: nothing is trained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def version_dirs(run_dir: Path) -> list[Path]:
+    """The run's published versions, oldest first."""
+    return sorted(path for path in (run_dir / "weights").glob("v[0-9]*") if path.is_dir())
+
+
+def budget_table(records: list[dict], versions: list[str], budgets: list[int]) -> list[list[str]]:
+    """Rows `version, proved at budget 1, …` from eval records (`method` ends with `@<version dir>`)."""
+    proved: dict[tuple[str, int], int] = {}
+    attempted: dict[tuple[str, int], int] = {}
+    for record in records:
+        key = (record["method"].rsplit("/", 1)[-1], int(record["budget_simulations"]))
+        attempted[key] = attempted.get(key, 0) + 1
+        proved[key] = proved.get(key, 0) + (record["status"] == "proved")
+    return [[version] + [f"{proved.get((version, b), 0)}/{attempted[(version, b)]}" if (version, b) in attempted
+                         else "-" for b in budgets] for version in versions]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--simulations", type=int, nargs="+", default=[8, 16, 32, 64])
+    parser.add_argument("--seconds", type=float, default=0.0, help="per problem (default: the run's held-out seconds)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=None, help="results file (default: RUN_DIR/budgets.jsonl)")
+    args = parser.parse_args()
+    versions = version_dirs(args.run_dir)
+    if not versions or not (args.run_dir / "config.yaml").is_file():
+        print(f"curve_budgets: error: {args.run_dir} has no published weights or no config.yaml", file=sys.stderr)
+        return 2
+    if any(b < 1 for b in args.simulations) or args.workers < 1:
+        print("curve_budgets: error: --simulations and --workers must be at least 1", file=sys.stderr)
+        return 2
+    from omegaconf import OmegaConf
+
+    from alphaprover.eval_records import read_records
+
+    cfg = OmegaConf.load(args.run_dir / "config.yaml")
+    actions = str(cfg.get("heldout_actions", "network"))
+    decoding = str(cfg.get("heldout_decoding") or cfg.get("decoding", "sample"))
+    seconds = args.seconds or float(cfg.iteration.heldout_seconds)
+    out = args.out or args.run_dir / "budgets.jsonl"
+    slice_dir = args.run_dir / "heldout_slice_files"
+    python = sys.executable
+    export = subprocess.run([python, str(ROOT / "benchmarks" / "export_heldout_slice.py"), str(args.run_dir), str(slice_dir)],
+                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    if export.returncode != 0:
+        return 2
+    methods = ",".join(f"mcts-{actions}@{path}" for path in versions)
+    for budget in args.simulations:
+        command = [str(Path(python).parent / "alphaprover"), "eval", str(slice_dir), "--methods", methods,
+                   "--simulations", str(budget), "--seconds", str(seconds), "--workers", str(args.workers),
+                   "threads=1", f"decoding={decoding}", "--out", str(out)]
+        print("$", " ".join(command), flush=True)
+        if subprocess.run(command, cwd=ROOT).returncode != 0:
+            return 1
+    records = [{"method": r.method, "budget_simulations": r.budget_simulations, "status": r.status.value}
+               for r in read_records(out)]
+    print("\t".join(["version", *[f"{b} sims" for b in args.simulations]]))
+    for row in budget_table(records, [path.name for path in versions], args.simulations):
+        print("\t".join(row))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
