@@ -31,9 +31,9 @@ def average_checkpoints(directories: list[Path], out_dir: Path) -> None:
     model, tokenizer, metadata = load_checkpoint(directories[0])
     total = {name: tensor.detach().double().clone() for name, tensor in model.state_dict().items()}
     for directory in directories[1:]:
-        other, _, _ = load_checkpoint(directory)
         if (directory / "tokenizer.json").read_bytes() != (directories[0] / "tokenizer.json").read_bytes():
             raise ValueError(f"{directory} has another tokenizer than {directories[0]}")
+        other, _, _ = load_checkpoint(directory)
         for name, tensor in other.state_dict().items():
             total[name] += tensor.double()
     model.load_state_dict({name: (tensor / len(directories)).to(model.state_dict()[name].dtype)

@@ -57,6 +57,7 @@ def main() -> int:
     from omegaconf import OmegaConf
 
     from alphaprover.eval_records import read_records
+    from benchmarks.export_heldout_slice import write_slice
 
     cfg = OmegaConf.load(args.run_dir / "config.yaml")
     actions = str(cfg.get("heldout_actions", "network"))
@@ -64,14 +65,13 @@ def main() -> int:
     seconds = args.seconds or float(cfg.iteration.heldout_seconds)
     out = args.out or args.run_dir / "budgets.jsonl"
     slice_dir = args.run_dir / "heldout_slice_files"
-    python = sys.executable
-    export = subprocess.run([python, str(ROOT / "benchmarks" / "export_heldout_slice.py"), str(args.run_dir), str(slice_dir)],
-                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    if export.returncode != 0:
+    written, size = write_slice(args.run_dir, slice_dir)
+    if not size or written != size:
+        print(f"curve_budgets: error: {written} of {size} slice items of {args.run_dir} found", file=sys.stderr)
         return 2
     methods = ",".join(f"mcts-{actions}@{path}" for path in versions)
     for budget in args.simulations:
-        command = [str(Path(python).parent / "alphaprover"), "eval", str(slice_dir), "--methods", methods,
+        command = [str(Path(sys.executable).parent / "alphaprover"), "eval", str(slice_dir), "--methods", methods,
                    "--simulations", str(budget), "--seconds", str(seconds), "--workers", str(args.workers),
                    "threads=1", f"decoding={decoding}", "--out", str(out)]
         print("$", " ".join(command), flush=True)

@@ -24,23 +24,29 @@ from lean_interface.problems.factory.build import read_items  # noqa: E402
 from lean_interface.problems.factory.family import HELDOUT  # noqa: E402
 
 
+def write_slice(run_dir: Path, out_dir: Path) -> tuple[int, int]:
+    """Write the run's slice items as `.v` files under `out_dir`; (written, slice size)."""
+    names = {problem.rsplit("/", 1)[-1] for problem in slice_problems(run_dir)}
+    items = [item for path in yaml_sources(run_dir) for item in read_items(path, split=HELDOUT)
+             if item.name in names] if names else []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for item in items:
+        (out_dir / f"{item.name}.v").write_text(f"{item.header}\n\n{item.statement}\nProof.\nAdmitted.\n",
+                                                encoding="utf-8")
+    return len(items), len(names)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args()
-    names = {problem.rsplit("/", 1)[-1] for problem in slice_problems(args.run_dir)}
-    if not names:
+    written, size = write_slice(args.run_dir, args.out_dir)
+    if not size:
         print(f"export_heldout_slice: error: {args.run_dir} has no evaluated round 0", file=sys.stderr)
         return 2
-    items = [item for path in yaml_sources(args.run_dir) for item in read_items(path, split=HELDOUT)
-             if item.name in names]
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    for item in items:
-        (args.out_dir / f"{item.name}.v").write_text(f"{item.header}\n\n{item.statement}\nProof.\nAdmitted.\n",
-                                                     encoding="utf-8")
-    print(f"{len(items)} of {len(names)} slice items written to {args.out_dir}")
-    return 0 if len(items) == len(names) else 2
+    print(f"{written} of {size} slice items written to {args.out_dir}")
+    return 0 if written == size else 2
 
 
 if __name__ == "__main__":

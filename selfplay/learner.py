@@ -129,6 +129,7 @@ class Learner:
             saved = state.get("ema") if state is not None else None
             self.average = {name: (saved[name].to(self.device) if saved and name in saved else p.detach().clone())
                             for name, p in self.model.named_parameters()}
+            self._averaged = (list(self.average.values()), [p.detach() for p in self.model.parameters()])
         if self.version == 0 and self.latest_weights() is None:
             self.publish()  # version 0 = the starting weights, so actors always have a checkpoint
 
@@ -157,12 +158,9 @@ class Learner:
 
     @torch.no_grad()
     def _update_average(self) -> None:
-        decay = self.config.ema_decay
-        names = list(self.average)
-        params = dict(self.model.named_parameters())
-        averages = [self.average[name] for name in names]
-        torch._foreach_mul_(averages, decay)
-        torch._foreach_add_(averages, [params[name].detach() for name in names], alpha=1.0 - decay)
+        averages, params = self._averaged   # same order: both follow named_parameters()
+        torch._foreach_mul_(averages, self.config.ema_decay)
+        torch._foreach_add_(averages, params, alpha=1.0 - self.config.ema_decay)
 
     def published_model(self) -> ProverModel:
         """The model `publish` writes: the moving average when `ema_decay` > 0, else the live model."""
