@@ -66,3 +66,26 @@ def test_a_closed_group_is_forgotten_by_the_guardian() -> None:
     assert proc.pid in _processes._guardian._groups
     kill_process(proc)
     assert proc.pid not in _processes._guardian._groups and proc.returncode is not None
+
+
+def test_a_timed_out_checker_takes_its_helpers_with_it(tmp_path) -> None:
+    """`coqc` replaying a psatz proof runs `csdpcert`; when the check times out, the helper dies
+    with it (a plain `subprocess.run` timeout killed `coqc` alone and orphaned the helper)."""
+    import pytest
+
+    from lean_interface.coq.kernel_check import CheckFailed, _run
+
+    pid_file = tmp_path / "helper.pid"
+    with pytest.raises(CheckFailed, match="timed out"):
+        _run(["sh", "-c", f"sleep 60 & echo $! > {pid_file}; sleep 60"], str(tmp_path), 1.0)
+    helper = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(helper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(helper)
+
+
+def test_a_checker_run_returns_its_exit_code_and_output(tmp_path) -> None:
+    from lean_interface.coq.kernel_check import _run
+
+    assert _run(["sh", "-c", "echo out; echo err >&2; exit 3"], str(tmp_path), 10.0) == (3, "out\nerr\n")

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from lean_interface._processes import guard_group, kill_process
+
 #: logical directory our compiled proof files live under (`-Q <tmp> Alphaprover`)
 LOGICAL_ROOT = "Alphaprover"
 MODULE = "ProofCheck"
@@ -146,10 +148,22 @@ def _first_error(output: str) -> str:
 
 
 def _run(argv: list[str], cwd: str, timeout: float) -> tuple[int, str]:
+    """Run a checker program in its own process group and kill the whole group afterwards.
+
+    Why a group: `coqc` replaying a `psatz` proof starts `csdpcert`, which runs `csdp`. A plain
+    `subprocess.run` timeout kills `coqc` alone, and those helpers kept running, orphaned, at full
+    speed under the next searches (seen in an evaluation: four `csdpcert` left behind).
+    """
     try:
-        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise CheckFailed(f"{Path(argv[0]).name} timed out after {timeout:g} s") from None
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
     except FileNotFoundError:
         raise CheckFailed(f"{argv[0]} not found: install Coq (`apt-get install coq`)") from None
-    return done.returncode, done.stdout + done.stderr
+    guard_group(proc)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CheckFailed(f"{Path(argv[0]).name} timed out after {timeout:g} s") from None
+    finally:
+        kill_process(proc)
+    return proc.returncode, output.decode(errors="replace")
