@@ -90,12 +90,12 @@ def test_engine_scoring_matches_teacher_forced_reference(policy: CT2Policy, ship
     tactics = [list(CANDIDATES) + [OVERLONG]] * len(GOALS)
     got = policy.score(GOALS, tactics)
     expected = score_tactics(model, tokenizer, GOALS, tactics)
-    overlong_tokens = len(tokenizer.encode_tactic(OVERLONG, 10_000))
     diffs = []
-    for row_got, row_expected in zip(got, expected):
+    for goal, row_got, row_expected in zip(GOALS, got, expected):
+        overlong_tokens = len(tokenizer.encode_tactic(OVERLONG, 10_000, goal))  # slots read the goal's numbers
         assert row_got[-1] == row_expected[-1] == -1e3 - overlong_tokens
         for tactic, a, b in zip(CANDIDATES, row_got, row_expected):
-            assert _close(a, b, policy.compute_type, len(tokenizer.encode_tactic(tactic, 100))), (tactic, a, b)
+            assert _close(a, b, policy.compute_type, len(tokenizer.encode_tactic(tactic, 100, goal))), (tactic, a, b)
             diffs.append(abs(a - b))
     assert sum(diffs) / len(diffs) <= (1e-4 if policy.compute_type == "float32" else 0.3)
 
@@ -123,15 +123,18 @@ def test_evaluator_returns_samples_and_every_candidate_once(engine: str, engine_
             assert abs(got[tactic] - logprob) <= 1e-3, (tactic, got[tactic], logprob)  # scored by torch
         assert evaluation.tactics[-1][0] == OVERLONG and -64 <= evaluation.value <= -1
     both = evaluator.evaluate([EvalRequest(g, 16, 0, candidates) for g in GOALS])
+    sampled_beyond_the_candidates = 0
     for evaluation, scored in zip(both, only_scored):
         texts = [t for t, _ in evaluation.tactics]
         assert len(texts) == len(set(texts)) and set(CANDIDATES) <= set(texts)
-        assert len(texts) > len(CANDIDATES) + 1  # samples came too
+        sampled_beyond_the_candidates += len(texts) - len(CANDIDATES) - 1
         assert [lp for _, lp in evaluation.tactics] == sorted((lp for _, lp in evaluation.tactics), reverse=True)
         got = dict(evaluation.tactics)
         for tactic, logprob in scored.tactics:  # a sampled candidate keeps its better log-prob
             assert got[tactic] >= logprob - 1e-6
         assert evaluation.value == pytest.approx(scored.value, abs=1e-5)
+    # samples came too (a confident policy may sample only listed candidates for some goals)
+    assert sampled_beyond_the_candidates > 0
 
 
 def test_cache_key_includes_candidates(engine_cache) -> None:
@@ -201,22 +204,28 @@ def test_unwritable_checkpoint_caches_elsewhere(tmp_path: Path, monkeypatch) -> 
 
 
 def test_engine_beam_matches_the_torch_beam_and_its_paths_logprobs(engine_cache, shipped) -> None:
-    """`decoding: beam` on both engines: CTranslate2's beams are HF's beams (float32, same order),
-    each a distinct finished path whose log-prob is the untempered teacher-forced sum of its tokens
+    """`decoding: beam` on both engines: CTranslate2's beams agree with HF's (float32, same best
+    path, shared paths in the same order), each a distinct finished path whose log-prob is the untempered teacher-forced sum of its tokens
     (not length-normalised), most likely first."""
     model, tokenizer = shipped
     policy = CT2Policy.load(SHIPPED, "float32", threads=2, seed=3, cache_dir=engine_cache)
     beams = policy.beam_ids(GOALS, 8)
     reference = score_token_ids(model, tokenizer, GOALS, [[ids for ids, _ in group] for group in beams])
     torch_beams = NetworkEvaluator(model, tokenizer, decoding="beam").evaluate([EvalRequest(g, 8, 0) for g in GOALS])
-    for group, expected, torch_evaluation in zip(beams, reference, torch_beams):
+    for goal, group, expected, torch_evaluation in zip(GOALS, beams, reference, torch_beams):
         assert len(group) >= 6 and len({tuple(ids) for ids, _ in group}) == len(group)
         scores = [score for _, score in group]
         assert scores == sorted(scores, reverse=True)
         for (ids, score), torch_score in zip(group, expected):
             assert ids[-1] == tokenizer.eos_id and abs(score - torch_score) <= FLOAT32_TOLERANCE, (ids, score)
-        texts = [t for t, _ in rank_tactics((tokenizer.decode(ids), s) for ids, s in group)]
-        assert [t for t, _ in torch_evaluation.tactics][:3] == texts[:3]
+        texts = [t for t, _ in rank_tactics((tokenizer.decode(ids, goal), s) for ids, s in group)]
+        torch_texts = [t for t, _ in torch_evaluation.tactics]
+        # Same best path; the paths both find come in the same order. HF's search (early_stopping=False)
+        # can find paths CTranslate2's stops before: for `n + 0 = n` the shipped checkpoint has a
+        # -3.3 path that CTranslate2's 8-, 16- and 32-wide beams all miss (docs/ARCHITECTURE.md).
+        assert torch_texts[0] == texts[0]
+        shared = [t for t in texts if t in torch_texts]
+        assert len(shared) >= len(texts) // 2 and shared == [t for t in torch_texts if t in shared]
 
 
 def test_beam_rounds_reach_further_down_the_ranking(engine_cache) -> None:
