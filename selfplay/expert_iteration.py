@@ -18,7 +18,8 @@ Round r (weights version r; version 0 is the starting checkpoint):
                solvable), every source an equal share, with the current weights; a
                `policy_search_share` of them (drawn per (round, problem)) with the policy alone
                (the evaluation's action set), the rest with the search's action set (`mixed`).
-               Each proof is pruned (`selfplay.prune`) before it becomes policy targets → the replay buffer and `rounds/r003/search.jsonl`.
+               Each proof is pruned (`selfplay.prune`) before it becomes policy targets → the
+               replay buffer and `rounds/r003/search.jsonl`.
                The policy-alone share is what makes the value head's targets mean what the
                curve measures: under `mixed` the automation closes nearly every train problem,
                so "unproved" targets would be rare and say nothing about the policy's reach.

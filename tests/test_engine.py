@@ -205,8 +205,8 @@ def test_unwritable_checkpoint_caches_elsewhere(tmp_path: Path, monkeypatch) -> 
 
 def test_engine_beam_matches_the_torch_beam_and_its_paths_logprobs(engine_cache, shipped) -> None:
     """`decoding: beam` on both engines: CTranslate2's beams agree with HF's (float32, same best
-    path, shared paths in the same order), each a distinct finished path whose log-prob is the untempered teacher-forced sum of its tokens
-    (not length-normalised), most likely first."""
+    path, shared paths in the same order), each a distinct finished path whose log-prob is the
+    untempered teacher-forced sum of its tokens (not length-normalised), most likely first."""
     model, tokenizer = shipped
     policy = CT2Policy.load(SHIPPED, "float32", threads=2, seed=3, cache_dir=engine_cache)
     beams = policy.beam_ids(GOALS, 8)

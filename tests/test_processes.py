@@ -6,6 +6,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from lean_interface._processes import kill_process
 
 
@@ -71,8 +73,6 @@ def test_a_closed_group_is_forgotten_by_the_guardian() -> None:
 def test_a_timed_out_checker_takes_its_helpers_with_it(tmp_path) -> None:
     """`coqc` replaying a psatz proof runs `csdpcert`; when the check times out, the helper dies
     with it (a plain `subprocess.run` timeout killed `coqc` alone and orphaned the helper)."""
-    import pytest
-
     from lean_interface.coq.kernel_check import CheckFailed, _run
 
     pid_file = tmp_path / "helper.pid"
