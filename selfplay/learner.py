@@ -10,6 +10,10 @@ of the last step's: actors and the held-out curve then see the average of the la
 steps, not wherever a constant learning rate's last step left the weights. The learner itself keeps
 training the raw weights; the average is part of the resumable state.
 
+`lr_half_life` > 0 decays the learning rate (halved every that many steps, floored at `lr_min`):
+the later rounds of expert iteration then move the weights less, so items at the edge of the
+held-out budget trade places less from round to round (BENCHMARKS.md, runs 3–5).
+
 Files under `<run_dir>`:
   learner/            the resumable state: weights + tokenizer + `learner_state.pt`
                       (optimizer, step, version); rewritten every `checkpoint_every` steps.
@@ -58,6 +62,8 @@ class LearnerConfig:
     quantization: str = "float32"  # the engine copy published beside each version ("" = none)
     device: str = "auto"            # auto = cuda when a GPU is present, else cpu; or cpu / cuda / cuda:1
     ema_decay: float = 0.0          # > 0: publish the moving average of the weights (0 = the raw weights)
+    lr_half_life: int = 0           # > 0: the learning rate halves every this many learner steps (0 = constant)
+    lr_min: float = 0.0             # the floor a decaying learning rate stops at
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
@@ -66,6 +72,8 @@ class LearnerConfig:
             raise ValueError("replay_fraction must be within [0, 1]")
         if not 0.0 <= self.ema_decay < 1.0:
             raise ValueError("ema_decay must be within [0, 1)")
+        if self.lr_half_life < 0 or not 0.0 <= self.lr_min <= self.lr:
+            raise ValueError("lr_half_life must be >= 0 and lr_min within [0, lr]")
         if self.batch_size < 1 or self.publish_every < 1 or self.checkpoint_every < 1:
             raise ValueError("batch_size, publish_every and checkpoint_every must be >= 1")
 
@@ -139,6 +147,8 @@ class Learner:
         batch = collate_records(records, self.tokenizer, self.model)
         device = next(self.model.parameters()).device
         batch = {k: v.to(device) for k, v in batch.items()}
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate()
         out = self.model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
                          self.config.value_weight)
         if self._engine is not None:
@@ -155,6 +165,13 @@ class Learner:
         if self.step % self.config.checkpoint_every == 0:
             self.save()
         return {k: float(out[k].item()) for k in ("loss", "policy_loss", "value_loss")}
+
+    def learning_rate(self) -> float:
+        """The learning rate of the next step: `lr`, halved every `lr_half_life` steps down to
+        `lr_min` (a function of the step count alone, so a resumed run continues the schedule)."""
+        if self.config.lr_half_life <= 0:
+            return self.config.lr
+        return max(self.config.lr_min, self.config.lr * 0.5 ** (self.step / self.config.lr_half_life))
 
     @torch.no_grad()
     def _update_average(self) -> None:

@@ -176,3 +176,26 @@ def test_ema_decay_outside_zero_to_one_is_refused() -> None:
     for bad in (1.0, -0.1):
         with pytest.raises(ValueError, match="ema_decay"):
             LearnerConfig(ema_decay=bad)
+
+
+def test_a_decaying_learning_rate_halves_per_half_life_and_resumes(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    """`lr_half_life` steps halve the rate the optimizer steps with, down to `lr_min`; a resumed
+    learner continues the schedule from its step count. The default stays constant."""
+    config = LearnerConfig(batch_size=4, lr=1e-2, quantization="", lr_half_life=2, lr_min=2e-3)
+    learner = Learner(tmp_path / "run", tiny_checkpoint, config)
+    used = []
+    for _ in range(3):
+        learner.train_batch(RECORDS)
+        used.append(learner.optimizer.param_groups[0]["lr"])
+    assert used == pytest.approx([1e-2, 1e-2 * 0.5 ** 0.5, 5e-3])
+    learner.save()
+    resumed = Learner(tmp_path / "run", tiny_checkpoint, config)
+    assert resumed.learning_rate() == pytest.approx(1e-2 * 0.5 ** 1.5)
+    for _ in range(3):
+        resumed.train_batch(RECORDS)
+    assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(2e-3)  # the floor (2.5e-3 · 0.5^½ < 2e-3)
+    constant = Learner(tmp_path / "constant", tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization=""))
+    constant.step = 10_000
+    assert constant.learning_rate() == 1e-2
+    with pytest.raises(ValueError, match="lr_half_life"):
+        LearnerConfig(lr=1e-3, lr_min=1e-2)
