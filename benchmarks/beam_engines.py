@@ -17,7 +17,6 @@ files are kept under `--out`; rerun to resume (`eval` skips what a file holds). 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from pathlib import Path
 
@@ -41,6 +40,7 @@ def main() -> int:
     from omegaconf import OmegaConf
 
     from alphaprover.eval_records import read_records
+    from benchmarks.curve_budgets import run_slice_eval
     from benchmarks.export_heldout_slice import write_slice
 
     cfg = OmegaConf.load(args.run_dir / "config.yaml")
@@ -53,12 +53,8 @@ def main() -> int:
     budget = int(cfg.iteration.heldout_simulations)
     records = {}
     for engine in ENGINES:
-        command = [str(Path(sys.executable).parent / "alphaprover"), "eval", str(slice_dir),
-                   "--methods", f"mcts-network@{args.checkpoint}", "--simulations", str(budget),
-                   "--seconds", str(float(cfg.iteration.heldout_seconds)), "--workers", str(args.workers),
-                   "threads=1", "decoding=beam", f"engine={engine}", "--out", str(out / f"{engine}.jsonl")]
-        print("$", " ".join(command), flush=True)
-        if subprocess.run(command, cwd=ROOT).returncode != 0:
+        if not run_slice_eval(slice_dir, f"mcts-network@{args.checkpoint}", budget, float(cfg.iteration.heldout_seconds),
+                              args.workers, out / f"{engine}.jsonl", "decoding=beam", f"engine={engine}"):
             return 1
         records[engine] = {record.problem: record for record in read_records(out / f"{engine}.jsonl")}
     print("\t".join(["engine", "proved", "mean prover calls of a proved item", "total seconds"]))

@@ -39,6 +39,17 @@ def budget_table(records: list[dict], versions: list[str], budgets: list[int]) -
                          else "-" for b in budgets] for version in versions]
 
 
+def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,
+                   *overrides: str) -> bool:
+    """One `alphaprover eval` over an exported slice at one budget (threads=1, plus `overrides`),
+    appending to `out`; echoes the command; True when it exited 0."""
+    command = [str(Path(sys.executable).parent / "alphaprover"), "eval", str(slice_dir), "--methods", methods,
+               "--simulations", str(simulations), "--seconds", str(seconds), "--workers", str(workers),
+               "threads=1", *overrides, "--out", str(out)]
+    print("$", " ".join(command), flush=True)
+    return subprocess.run(command, cwd=ROOT).returncode == 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
@@ -71,11 +82,7 @@ def main() -> int:
         return 2
     methods = ",".join(f"mcts-{actions}@{path}" for path in versions)
     for budget in args.simulations:
-        command = [str(Path(sys.executable).parent / "alphaprover"), "eval", str(slice_dir), "--methods", methods,
-                   "--simulations", str(budget), "--seconds", str(seconds), "--workers", str(args.workers),
-                   "threads=1", f"decoding={decoding}", "--out", str(out)]
-        print("$", " ".join(command), flush=True)
-        if subprocess.run(command, cwd=ROOT).returncode != 0:
+        if not run_slice_eval(slice_dir, methods, budget, seconds, args.workers, out, f"decoding={decoding}"):
             return 1
     records = [{"method": r.method, "budget_simulations": r.budget_simulations, "status": r.status.value}
                for r in read_records(out)]

@@ -10,9 +10,9 @@ of the last step's: actors and the held-out curve then see the average of the la
 steps, not wherever a constant learning rate's last step left the weights. The learner itself keeps
 training the raw weights; the average is part of the resumable state.
 
-`lr_half_life` > 0 decays the learning rate (halved every that many steps, floored at `lr_min`):
-the later rounds of expert iteration then move the weights less, so items at the edge of the
-held-out budget trade places less from round to round (BENCHMARKS.md, runs 3–5).
+`lr_half_life` > 0 decays the learning rate (halved every that many steps, floored at `lr_min`),
+so the later rounds of expert iteration move the weights less; run 6 used it (BENCHMARKS.md: its
+curve still flattens after round 2, within the measurement's noise).
 
 Files under `<run_dir>`:
   learner/            the resumable state: weights + tokenizer + `learner_state.pt`
