@@ -96,6 +96,13 @@ def _is_checkpoint(path: Path) -> bool:
     return is_checkpoint(path)
 
 
+def pending_jobs(problems: list, methods: list[str], done: set, seconds: float, simulations: int) -> list[tuple]:
+    """The (problem, method) pairs still to run at this budget, problem-major: each problem's methods run
+    one after another, so a change of machine load during the run (a timeout-prone stretch) falls on
+    every method alike instead of on whichever method's turn it was."""
+    return [(p, m) for p in problems for m in methods if (m, p.name, seconds, simulations) not in done]
+
+
 def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     build_settings(plain)  # validate the search and sampling config before any work
@@ -115,8 +122,7 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     out = Path(args.out) if args.out else default_results_path(args.benchmark, plain)
     done = {r.key() for r in read_records(out)}
     budget = plain["budget"]
-    jobs = [(p, m) for m in methods for p in problems
-            if (m, p.name, float(budget["max_seconds"]), int(budget["max_simulations"])) not in done]
+    jobs = pending_jobs(problems, methods, done, float(budget["max_seconds"]), int(budget["max_simulations"]))
     run_dir = new_run_dir(plain["runs_dir"], "eval")
     save_config(cfg, run_dir)
     print(f"eval {args.benchmark}: {len(problems)} problems × {len(methods)} methods; "

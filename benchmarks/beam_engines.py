@@ -37,23 +37,18 @@ def main() -> int:
         print(f"beam_engines: error: {args.run_dir} has no config.yaml or {args.checkpoint} is no checkpoint",
               file=sys.stderr)
         return 2
-    from omegaconf import OmegaConf
-
     from alphaprover.eval_records import read_records
-    from benchmarks.curve_budgets import run_slice_eval
-    from benchmarks.export_heldout_slice import write_slice
+    from benchmarks.curve_budgets import heldout_setup, run_slice_eval
 
-    cfg = OmegaConf.load(args.run_dir / "config.yaml")
     out = args.out or args.run_dir / "beam_engines"
-    slice_dir = out / "slice"
-    written, size = write_slice(args.run_dir, slice_dir)
-    if not size or written != size:
-        print(f"beam_engines: error: {written} of {size} slice items of {args.run_dir} found", file=sys.stderr)
+    try:
+        setup = heldout_setup(args.run_dir, out / "slice")
+    except ValueError as error:
+        print(f"beam_engines: error: {error}", file=sys.stderr)
         return 2
-    budget = int(cfg.iteration.heldout_simulations)
     records = {}
     for engine in ENGINES:
-        if not run_slice_eval(slice_dir, f"mcts-network@{args.checkpoint}", budget, float(cfg.iteration.heldout_seconds),
+        if not run_slice_eval(setup.slice_dir, f"mcts-network@{args.checkpoint}", setup.simulations, setup.seconds,
                               args.workers, out / f"{engine}.jsonl", "decoding=beam", f"engine={engine}"):
             return 1
         records[engine] = {record.problem: record for record in read_records(out / f"{engine}.jsonl")}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,34 @@ def budget_table(records: list[dict], versions: list[str], budgets: list[int]) -
         proved[key] = proved.get(key, 0) + (record["status"] == "proved")
     return [[version] + [f"{proved.get((version, b), 0)}/{attempted[(version, b)]}" if (version, b) in attempted
                          else "-" for b in budgets] for version in versions]
+
+
+@dataclass(frozen=True)
+class HeldoutSetup:
+    """How a run searches its held-out slice, read from its saved config, and the slice exported as files."""
+
+    slice_dir: Path
+    actions: str
+    decoding: str
+    seconds: float
+    simulations: int
+
+
+def heldout_setup(run_dir: Path, slice_dir: Path | None = None) -> HeldoutSetup:
+    """Exports the run's slice (to RUN_DIR/heldout_slice_files unless `slice_dir`) and reads its held-out
+    action set, decoding and budget; ValueError (a one-line message) when a slice item is missing."""
+    from omegaconf import OmegaConf
+
+    from benchmarks.export_heldout_slice import write_slice
+
+    cfg = OmegaConf.load(run_dir / "config.yaml")
+    slice_dir = slice_dir or run_dir / "heldout_slice_files"
+    written, size = write_slice(run_dir, slice_dir)
+    if not size or written != size:
+        raise ValueError(f"{written} of {size} slice items of {run_dir} found")
+    return HeldoutSetup(slice_dir, str(cfg.get("heldout_actions", "network")),
+                        str(cfg.get("heldout_decoding") or cfg.get("decoding", "sample")),
+                        float(cfg.iteration.heldout_seconds), int(cfg.iteration.heldout_simulations))
 
 
 def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,
@@ -65,24 +94,19 @@ def main() -> int:
     if any(b < 1 for b in args.simulations) or args.workers < 1:
         print("curve_budgets: error: --simulations and --workers must be at least 1", file=sys.stderr)
         return 2
-    from omegaconf import OmegaConf
-
     from alphaprover.eval_records import read_records
-    from benchmarks.export_heldout_slice import write_slice
 
-    cfg = OmegaConf.load(args.run_dir / "config.yaml")
-    actions = str(cfg.get("heldout_actions", "network"))
-    decoding = str(cfg.get("heldout_decoding") or cfg.get("decoding", "sample"))
-    seconds = args.seconds or float(cfg.iteration.heldout_seconds)
-    out = args.out or args.run_dir / "budgets.jsonl"
-    slice_dir = args.run_dir / "heldout_slice_files"
-    written, size = write_slice(args.run_dir, slice_dir)
-    if not size or written != size:
-        print(f"curve_budgets: error: {written} of {size} slice items of {args.run_dir} found", file=sys.stderr)
+    try:
+        setup = heldout_setup(args.run_dir)
+    except ValueError as error:
+        print(f"curve_budgets: error: {error}", file=sys.stderr)
         return 2
-    methods = ",".join(f"mcts-{actions}@{path}" for path in versions)
+    seconds = args.seconds or setup.seconds
+    out = args.out or args.run_dir / "budgets.jsonl"
+    methods = ",".join(f"mcts-{setup.actions}@{path}" for path in versions)
     for budget in args.simulations:
-        if not run_slice_eval(slice_dir, methods, budget, seconds, args.workers, out, f"decoding={decoding}"):
+        if not run_slice_eval(setup.slice_dir, methods, budget, seconds, args.workers, out,
+                              f"decoding={setup.decoding}"):
             return 1
     records = [{"method": r.method, "budget_simulations": r.budget_simulations, "status": r.status.value}
                for r in read_records(out)]

@@ -101,3 +101,29 @@ def test_budget_table_counts_each_version_at_each_budget() -> None:
                {"method": "mcts-network@/r/weights/v000001", "budget_simulations": 32, "status": "proved"}]
     assert budget_table(records, ["v000000", "v000001"], [8, 32]) == [["v000000", "1/2", "-"],
                                                                       ["v000001", "1/1", "1/1"]]
+
+
+def test_repeat_rows_give_each_versions_spread_and_the_change_of_its_mean() -> None:
+    from benchmarks.curve_repeats import format_rows, repeat_rows
+
+    def records(proved: dict[str, list[str]]) -> list[dict]:
+        return [{"method": f"mcts-network@/r/weights/{version}", "problem": problem,
+                 "status": "proved" if problem in names else "failed"}
+                for version, names in proved.items() for problem in ("a", "b", "c", "d")]
+
+    repeats = [records({"v0": ["a"], "v1": ["a", "b"], "v2": ["a", "b", "c", "d"]}),
+               records({"v0": ["a", "b"], "v1": ["a", "c"], "v2": ["a", "b", "c", "d"]})]
+    rows = repeat_rows(repeats, ["v0", "v1", "v2", "v9"])
+    assert [r["version"] for r in rows] == ["v0", "v1", "v2"]  # v9 was never searched
+    assert [r["counts"] for r in rows] == [[1, 2], [2, 2], [4, 4]]
+    assert [(r["always"], r["ever"]) for r in rows] == [(1, 2), (1, 3), (4, 4)]
+    assert [r["change"] for r in rows] == [None, 0.5, 2.0]
+    assert [r["apart"] for r in rows] == [None, False, True]
+    assert format_rows(rows)[3] == "v2\t4,4 /4\t4.00\t4-4\t4/4\t+2.00\tyes"
+
+
+def test_a_version_missing_from_one_repeat_is_left_out() -> None:
+    from benchmarks.curve_repeats import repeat_rows
+
+    one = [{"method": "m@/w/v0", "problem": "a", "status": "proved"}]
+    assert repeat_rows([one, []], ["v0"]) == []

@@ -80,3 +80,14 @@ def test_default_results_path_separates_sampling_settings() -> None:
     names = {default_results_path("b", {**base, **extra}).name for extra in
              ({}, {"decoding": "beam"}, {"temperature": 1.5}, {"temperature_step": 0.25})}
     assert len(names) == 4
+
+
+def test_pending_jobs_are_problem_major_and_skip_what_the_file_holds() -> None:
+    from types import SimpleNamespace
+
+    from alphaprover.eval_cmd import pending_jobs
+
+    problems = [SimpleNamespace(name="p1"), SimpleNamespace(name="p2")]
+    done = {("m2", "p2", 20.0, 32), ("m1", "p2", 20.0, 8)}  # the second one is another budget
+    jobs = pending_jobs(problems, ["m1", "m2"], done, 20.0, 32)
+    assert [(p.name, m) for p, m in jobs] == [("p1", "m1"), ("p1", "m2"), ("p2", "m1")]
