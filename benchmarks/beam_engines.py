@@ -8,9 +8,10 @@ Why: the two beam searches are not the same algorithm (docs/ARCHITECTURE.md, "Tw
 searches"): on `n + 0 = n` PyTorch's finds a path CTranslate2's misses at every width tried. Every
 curve point is measured with CTranslate2, so the question is whether its beam loses proofs. One
 `alphaprover eval` per engine over the exported slice (`export_heldout_slice.py`), same checkpoint,
-`actions=network` and `decoding=beam`, the run's held-out budget; the table gives proofs, prover
-calls per proof, total seconds, and the items one engine proves and the other does not (with how
-many simulations the loser ran: fewer than the budget means its time ran out first). Results
+`actions=network` and `decoding=beam` at `eval`'s default beam width (32; the runs' own held-out
+searches use 16), the run's held-out budget; the table gives proofs, prover calls per proof,
+total seconds, and the items one engine proves and the other does not (with how many
+simulations the loser ran: fewer than the budget means its time ran out first). Results
 files are kept under `--out`; rerun to resume (`eval` skips what a file holds). Evaluation only.
 """
 

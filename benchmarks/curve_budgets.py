@@ -49,6 +49,15 @@ class HeldoutSetup:
     decoding: str
     seconds: float
     simulations: int
+    overrides: tuple[str, ...]  # for `eval`: the run's decoding and its whole `mcts` block
+
+
+def search_overrides(cfg: dict) -> tuple[str, ...]:
+    """`eval` overrides that make its search the run's held-out search: the held-out decoding and every
+    `mcts` key of the run (a run searches with `configs/train.yaml`'s `mcts.num_samples: 16` where
+    `eval` defaults to 32 — a wider beam, more candidates per expansion, a different measure)."""
+    decoding = str(cfg.get("heldout_decoding") or cfg.get("decoding", "sample"))
+    return (f"decoding={decoding}", *(f"mcts.{key}={value}" for key, value in sorted(cfg.get("mcts", {}).items())))
 
 
 def heldout_setup(run_dir: Path, slice_dir: Path | None = None) -> HeldoutSetup:
@@ -63,9 +72,11 @@ def heldout_setup(run_dir: Path, slice_dir: Path | None = None) -> HeldoutSetup:
     written, size = write_slice(run_dir, slice_dir)
     if not size or written != size:
         raise ValueError(f"{written} of {size} slice items of {run_dir} found")
+    plain = OmegaConf.to_container(cfg, resolve=True)
     return HeldoutSetup(slice_dir, str(cfg.get("heldout_actions", "network")),
                         str(cfg.get("heldout_decoding") or cfg.get("decoding", "sample")),
-                        float(cfg.iteration.heldout_seconds), int(cfg.iteration.heldout_simulations))
+                        float(cfg.iteration.heldout_seconds), int(cfg.iteration.heldout_simulations),
+                        search_overrides(plain))
 
 
 def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,
@@ -105,8 +116,7 @@ def main() -> int:
     out = args.out or args.run_dir / "budgets.jsonl"
     methods = ",".join(f"mcts-{setup.actions}@{path}" for path in versions)
     for budget in args.simulations:
-        if not run_slice_eval(setup.slice_dir, methods, budget, seconds, args.workers, out,
-                              f"decoding={setup.decoding}"):
+        if not run_slice_eval(setup.slice_dir, methods, budget, seconds, args.workers, out, *setup.overrides):
             return 1
     records = [{"method": r.method, "budget_simulations": r.budget_simulations, "status": r.status.value}
                for r in read_records(out)]

@@ -110,7 +110,7 @@ def main() -> int:
     for out in outs:
         limit = ["--limit", str(args.limit)] if args.limit else []
         if not run_slice_eval(setup.slice_dir, methods, simulations, seconds, args.workers, out,
-                              f"decoding={setup.decoding}", *limit):
+                              *setup.overrides, *limit):
             return 1
     repeats = [[{"method": r.method, "problem": r.problem, "status": r.status.value} for r in read_records(out)
                 if r.budget_simulations == simulations and r.budget_seconds == seconds] for out in outs]

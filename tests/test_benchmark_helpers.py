@@ -127,3 +127,13 @@ def test_a_version_missing_from_one_repeat_is_left_out() -> None:
 
     one = [{"method": "m@/w/v0", "problem": "a", "status": "proved"}]
     assert repeat_rows([one, []], ["v0"]) == []
+
+
+def test_slice_evals_search_as_the_run_did() -> None:
+    """A run's held-out search uses its own `mcts` block (train.yaml: 16 beams) and held-out decoding;
+    `eval` alone would use its defaults (32 beams) and measure something else."""
+    from benchmarks.curve_budgets import search_overrides
+
+    run = {"decoding": "sample", "heldout_decoding": "beam", "mcts": {"num_samples": 16, "c_and": 1.0}}
+    assert search_overrides(run) == ("decoding=beam", "mcts.c_and=1.0", "mcts.num_samples=16")
+    assert search_overrides({"decoding": "sample"}) == ("decoding=sample",)
