@@ -46,7 +46,6 @@ class HeldoutSetup:
 
     slice_dir: Path
     actions: str
-    decoding: str
     seconds: float
     simulations: int
     overrides: tuple[str, ...]  # for `eval`: the run's decoding and its whole `mcts` block
@@ -62,7 +61,7 @@ def search_overrides(cfg: dict) -> tuple[str, ...]:
 
 def heldout_setup(run_dir: Path, slice_dir: Path | None = None) -> HeldoutSetup:
     """Exports the run's slice (to RUN_DIR/heldout_slice_files unless `slice_dir`) and reads its held-out
-    action set, decoding and budget; ValueError (a one-line message) when a slice item is missing."""
+    action set, budget and search settings; ValueError (a one-line message) when a slice item is missing."""
     from omegaconf import OmegaConf
 
     from benchmarks.export_heldout_slice import write_slice
@@ -72,11 +71,9 @@ def heldout_setup(run_dir: Path, slice_dir: Path | None = None) -> HeldoutSetup:
     written, size = write_slice(run_dir, slice_dir)
     if not size or written != size:
         raise ValueError(f"{written} of {size} slice items of {run_dir} found")
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    return HeldoutSetup(slice_dir, str(cfg.get("heldout_actions", "network")),
-                        str(cfg.get("heldout_decoding") or cfg.get("decoding", "sample")),
-                        float(cfg.iteration.heldout_seconds), int(cfg.iteration.heldout_simulations),
-                        search_overrides(plain))
+    return HeldoutSetup(slice_dir, str(cfg.get("heldout_actions", "network")), float(cfg.iteration.heldout_seconds),
+                        int(cfg.iteration.heldout_simulations),
+                        search_overrides(OmegaConf.to_container(cfg, resolve=True)))
 
 
 def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,

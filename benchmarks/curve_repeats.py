@@ -4,12 +4,13 @@ against the measurement's own noise:
     PYTHONPATH=. .venv/bin/python benchmarks/curve_repeats.py runs/expert-6 --repeats 3
 
 Why: the curve's point for a round is one search per slice item. The proposals are deterministic
-(beam), but a search is not: Coq's per-tactic timeout and the per-problem time cut are wall-clock, so
-identical weights searched twice can prove a few items more or fewer (run 6's retest: up to 4 of 96).
-A one-item dip between rounds then says nothing. Here every published version is searched on the
-run's slice `--repeats` times at one budget, all versions side by side in each repeat (`eval` runs
-problem-major, so load changes fall on every version alike), each repeat its own resumable results
-file under RUN_DIR/repeats/. The table gives, per version, each repeat's count, the mean, the range,
+(beam), but Coq's per-tactic timeout and the per-problem time cut are wall-clock, so a search may
+not be; whether a one-item step between rounds is real depends on how far repeated reads of the same
+weights agree (run 7, two repeats on an idle machine: item for item). Here every published version
+is searched on the run's slice `--repeats` times with the run's own held-out settings (its `mcts`
+block and decoding, `curve_budgets.heldout_setup`) at one budget, all versions side by side in each
+repeat (`eval` runs problem-major, so load changes fall on every version alike), each repeat its
+own resumable results file under RUN_DIR/repeats/. The table gives, per version, each repeat's count, the mean, the range,
 and how many items flipped between repeats (the noise); then, per round, the change of the mean and
 whether the two versions' ranges are apart. Evaluation only: nothing is trained.
 """
