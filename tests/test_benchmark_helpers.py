@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchmarks.digit_tokens import KINDS, copyable, has_number, split_demonstrations
 from benchmarks.heldout_by_family import read_rounds
+from benchmarks.script_step_ranks import names_existing_hypothesis, without_new_name
 from networks.dataset import Example
 
 
@@ -137,3 +138,11 @@ def test_slice_evals_search_as_the_run_did() -> None:
     run = {"decoding": "sample", "heldout_decoding": "beam", "mcts": {"num_samples": 16, "c_and": 1.0}}
     assert search_overrides(run) == ("decoding=beam", "mcts.c_and=1.0", "mcts.num_samples=16")
     assert search_overrides({"decoding": "sample"}) == ("decoding=sample",)
+
+
+def test_script_step_misses_are_told_apart_by_the_new_name() -> None:
+    goal = "f : R -> R\nh0 : forall x : R, f (x + 4) = f x + 2\nh1 : f 6 = 20\nh2 : f (6 + 4) = f 6 + 2\n⊢ f 14 = 24"
+    reference, renamed = "pose proof (h0 (6 + 4)) as h3.", "pose proof (h0 (6 + 4)) as h2."
+    assert without_new_name(reference) == without_new_name(renamed) != without_new_name("pose proof (h0 6) as h3.")
+    assert names_existing_hypothesis(renamed, goal) and not names_existing_hypothesis(reference, goal)
+    assert not names_existing_hypothesis("lra.", goal)

@@ -1,0 +1,115 @@
+"""Where a policy loses the multi-step proofs: each script step of held-out factory items, the
+policy's beam at that step, and what it proposes instead of the reference.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/script_step_ranks.py --checkpoint checkpoints/alphaprover-coq-small \
+        --families fe_instantiate,fe_two_points,recurrence_unroll --per-family 12 --width 16
+
+For every held-out item of the named families (the first `--per-family` by name; seeds ≥ 90 000
+and the families held out whole: never trained on) the item's own proof script is replayed in Coq
+and, at each step before the closing call, the checkpoint's CTranslate2 beam of `--width` is
+compared with the script's step (canonical tactic form). Printed per family and per step index:
+how often the reference is in the beam and at which ranks (the search tries the
+likeliest first), and of the misses how many have a proposal equal to the
+reference up to the name it gives a new hypothesis (`as h2` for `as h3`), and how many proposals
+name a hypothesis the goal already has (a step Coq refuses: "h2 is already used").
+
+Evaluation only: nothing is trained on these items.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lean_interface.coq.guard import canonical_tactic  # noqa: E402
+from search.goal_facts import hypotheses  # noqa: E402
+
+_AS_NAME = re.compile(r"\bas\s+([A-Za-z_][\w']*)")
+
+
+def without_new_name(tactic: str) -> str:
+    """`tactic` with the name after `as` blanked: `pose proof (h0 2) as h3.` → `pose proof (h0 2) as _.`"""
+    return _AS_NAME.sub("as _", tactic)
+
+
+def names_existing_hypothesis(tactic: str, goal: str) -> bool:
+    """Whether `tactic` introduces (`as NAME`) a name the goal's hypotheses already use."""
+    taken = {name for name, _ in hypotheses(goal)}
+    return any(name in taken for name in _AS_NAME.findall(tactic))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument("--factory", type=Path, default=ROOT / "data" / "factory" / "factory.jsonl")
+    parser.add_argument("--families", default="fe_instantiate,fe_two_points,recurrence_unroll")
+    parser.add_argument("--per-family", type=int, default=12)
+    parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--show", type=int, default=3, help="misses printed in full per family")
+    args = parser.parse_args()
+    if not (args.checkpoint / "config.json").is_file() or not args.factory.is_file():
+        print(f"script_step_ranks: error: need a checkpoint dir and {args.factory}", file=sys.stderr)
+        return 2
+
+    from lean_interface.coq.proof_replay import ProofReplayer
+    from lean_interface.problems.factory.build import read_items
+    from lean_interface.problems.factory.family import HELDOUT
+    from lean_interface.problems.factory.scripts import script_records
+    from networks.engine import CT2Policy
+
+    families = [f for f in args.families.split(",") if f]
+    chosen = []
+    for family in families:
+        members = sorted((i for i in read_items(args.factory, split=HELDOUT) if i.family == family), key=lambda i: i.name)
+        if not members:
+            print(f"script_step_ranks: error: no held-out items of family {family!r}", file=sys.stderr)
+            return 2
+        chosen += members[: args.per_family]
+    family_of = {item.name: item.family for item in chosen}
+    with ProofReplayer() as replayer:
+        records, _ = script_records(chosen, replayer, split=HELDOUT)
+    steps = [r for r in records if r.steps > 1]
+    policy = CT2Policy.load(args.checkpoint, threads=2)
+    beams = policy.beam([r.goal for r in steps], args.width)
+
+    tally: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # steps, hit, name-only miss, clash
+    ranks: dict[tuple[str, int], list[int]] = defaultdict(list)  # 1-based rank of each reference found
+    shown: dict[str, int] = defaultdict(int)
+    index_in_proof: dict[str, int] = defaultdict(int)
+    for record, beam in zip(steps, beams):
+        family = family_of[record.lemma]
+        position = index_in_proof[record.lemma]
+        index_in_proof[record.lemma] += 1
+        reference = canonical_tactic(record.tactic) or record.tactic
+        proposals = [canonical_tactic(t) or t for t, _ in beam]
+        row = tally[(family, position)]
+        row[0] += 1
+        hit = reference in proposals
+        row[1] += hit
+        if hit:
+            ranks[(family, position)].append(proposals.index(reference) + 1)
+        if not hit and without_new_name(reference) in {without_new_name(p) for p in proposals}:
+            row[2] += 1
+        row[3] += sum(names_existing_hypothesis(p, record.goal) for p in proposals) > 0
+        if not hit and shown[family] < args.show:
+            shown[family] += 1
+            print(f"--- {record.lemma} step {position}: reference {reference!r}")
+            print("    beam: " + " | ".join(proposals[:6]))
+    print(f"\n{args.checkpoint}, beam {args.width}, {len(chosen)} held-out items, {len(steps)} steps before the close")
+    print("| family | step | steps | reference in beam | its ranks in the beam | misses equal up to the new name "
+          "| beams proposing a taken name |")
+    print("|---|---:|---:|---:|---|---:|---:|")
+    for (family, position), (count, hit, renamed, clash) in sorted(tally.items()):
+        found = " ".join(str(r) for r in sorted(ranks[(family, position)])) or "—"
+        print(f"| {family} | {position} | {count} | {hit} | {found} | {renamed} | {clash} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
