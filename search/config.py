@@ -109,7 +109,10 @@ class MCTSConfig:
     # T=200 makes priors 0.90–0.995 (uniform), T=4 lets the network's ranking count; ps_c=0.2
     # gives a goal a second sampling round at ~15 visits (0.01 needs ~2,000, which no budget here
     # reaches); K=32 and 8 rounds give the search more ideas per goal, and it made 1.8× the
-    # simulations with no loss.
+    # simulations with no loss. Re-checked once the policy made 4–5-step proofs (held-out factory
+    # items outside the curve's slice, policy alone, 16 beams, 32 simulations; BENCHMARKS.md, "Where
+    # the plateau is"): defaults 22/48; T = 1, 2, 8: 22; pb_c_init 0.05–1.0: 19–20; unvisited_penalty
+    # 1.5, 3.0: 21. The defaults stay.
     prior_temperature: float = 4.0
     value_discount: float = 0.99
     c_and: float = 1.0
