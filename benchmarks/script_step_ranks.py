@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from lean_interface.coq.guard import canonical_tactic  # noqa: E402
 from search.goal_facts import hypotheses  # noqa: E402
+from selfplay.round_metrics import family_of  # noqa: E402
 
 _AS_NAME = re.compile(r"\bas\s+([A-Za-z_][\w']*)")
 
@@ -63,51 +64,48 @@ def main() -> int:
     from lean_interface.problems.factory.scripts import script_records
     from networks.engine import CT2Policy
 
-    families = [f for f in args.families.split(",") if f]
+    heldout = sorted(read_items(args.factory, split=HELDOUT), key=lambda item: item.name)
     chosen = []
-    for family in families:
-        members = sorted((i for i in read_items(args.factory, split=HELDOUT) if i.family == family), key=lambda i: i.name)
+    for family in (f for f in args.families.split(",") if f):
+        members = [item for item in heldout if item.family == family]
         if not members:
             print(f"script_step_ranks: error: no held-out items of family {family!r}", file=sys.stderr)
             return 2
         chosen += members[: args.per_family]
-    family_of = {item.name: item.family for item in chosen}
     with ProofReplayer() as replayer:
         records, _ = script_records(chosen, replayer, split=HELDOUT)
     steps = [r for r in records if r.steps > 1]
     policy = CT2Policy.load(args.checkpoint, threads=2)
     beams = policy.beam([r.goal for r in steps], args.width)
 
-    tally: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # steps, hit, name-only miss, clash
-    ranks: dict[tuple[str, int], list[int]] = defaultdict(list)  # 1-based rank of each reference found
+    # per (family, step index): the reference's 1-based rank in the beam, None when missing
+    ranks: dict[tuple[str, int], list[int | None]] = defaultdict(list)
+    renamed: dict[tuple[str, int], int] = defaultdict(int)  # misses equal to a proposal up to the new name
+    clashes: dict[tuple[str, int], int] = defaultdict(int)  # beams with a proposal naming a taken hypothesis
     shown: dict[str, int] = defaultdict(int)
     index_in_proof: dict[str, int] = defaultdict(int)
     for record, beam in zip(steps, beams):
-        family = family_of[record.lemma]
-        position = index_in_proof[record.lemma]
+        family = family_of(record.lemma)
+        key = (family, index_in_proof[record.lemma])
         index_in_proof[record.lemma] += 1
         reference = canonical_tactic(record.tactic) or record.tactic
         proposals = [canonical_tactic(t) or t for t, _ in beam]
-        row = tally[(family, position)]
-        row[0] += 1
         hit = reference in proposals
-        row[1] += hit
-        if hit:
-            ranks[(family, position)].append(proposals.index(reference) + 1)
-        if not hit and without_new_name(reference) in {without_new_name(p) for p in proposals}:
-            row[2] += 1
-        row[3] += sum(names_existing_hypothesis(p, record.goal) for p in proposals) > 0
+        ranks[key].append(proposals.index(reference) + 1 if hit else None)
+        renamed[key] += not hit and without_new_name(reference) in {without_new_name(p) for p in proposals}
+        clashes[key] += any(names_existing_hypothesis(p, record.goal) for p in proposals)
         if not hit and shown[family] < args.show:
             shown[family] += 1
-            print(f"--- {record.lemma} step {position}: reference {reference!r}")
+            print(f"--- {record.lemma} step {key[1]}: reference {reference!r}")
             print("    beam: " + " | ".join(proposals[:6]))
     print(f"\n{args.checkpoint}, beam {args.width}, {len(chosen)} held-out items, {len(steps)} steps before the close")
     print("| family | step | steps | reference in beam | its ranks in the beam | misses equal up to the new name "
           "| beams proposing a taken name |")
     print("|---|---:|---:|---:|---|---:|---:|")
-    for (family, position), (count, hit, renamed, clash) in sorted(tally.items()):
-        found = " ".join(str(r) for r in sorted(ranks[(family, position)])) or "—"
-        print(f"| {family} | {position} | {count} | {hit} | {found} | {renamed} | {clash} |")
+    for key, found in sorted(ranks.items()):
+        hits = sorted(r for r in found if r is not None)
+        print(f"| {key[0]} | {key[1]} | {len(found)} | {len(hits)} | {' '.join(map(str, hits)) or '—'} "
+              f"| {renamed[key]} | {clashes[key]} |")
     return 0
 
 
