@@ -1,14 +1,18 @@
 """An expert-iteration run's held-out curve broken down by factory family, round by round.
 
     PYTHONPATH=. .venv/bin/python benchmarks/heldout_by_family.py runs/expert-2
+    PYTHONPATH=. .venv/bin/python benchmarks/heldout_by_family.py runs/expert-8 --eval runs/expert-8/width32.jsonl
 
 The curve's one number (held-out items proved by the policy alone) hides what the slice is made
 of: the slice is spread over the held-out split, so a family held out whole with many items
 (run 2: `fe_symmetric`, 17 of 64) weighs as much as a dozen families held out by seed (runs begun
 since then pick their slice `by_family`, `iteration.heldout_selection`). Printed:
 per family, how many slice items it has, and how many each round's weights proved; then the items
-never proved in any round, the ceiling the curve can reach with what the policy has learnt so far.
-Reads `rounds/r*/heldout.jsonl` only; nothing is searched.
+never proved in any round, the ceiling the curve can reach with what the policy has learnt so far;
+then, round to round, the items lost and gained by family — a flat or falling round is usually a
+whole family's items (3–4 on a 96-item slice, one shared step) changing together (run 8, BENCHMARKS).
+Reads `rounds/r*/heldout.jsonl`, or with `--eval` an `alphaprover eval` results file over the
+exported slice (one column per method, e.g. each published version); nothing is searched.
 """
 
 from __future__ import annotations
@@ -34,11 +38,58 @@ def read_rounds(run_dir: Path) -> list[dict[str, bool]]:
     return rounds
 
 
+def read_eval(path: Path) -> tuple[list[str], list[dict[str, bool]]]:
+    """An `eval` results file as columns: per method (sorted, so `…/v000000`, `…/v000001`, … in
+    version order), the item → proved map; labels are the methods' last path component. Items are
+    named as in the run (`heldout/<name>`), so both sources line up."""
+    columns: dict[str, dict[str, bool]] = defaultdict(dict)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            name = "heldout/" + record["problem"].rsplit("/", 1)[-1]
+            columns[record["method"]][name] = record["status"] == "proved"
+    methods = sorted(columns)
+    return [method.rstrip("/").rsplit("/", 1)[-1] for method in methods], [columns[m] for m in methods]
+
+
+def round_changes(rounds: list[dict[str, bool]]) -> list[tuple[dict[str, int], dict[str, int]]]:
+    """Per consecutive pair of columns: (lost, gained) items, counted by family."""
+    changes = []
+    for before, after in zip(rounds, rounds[1:]):
+        lost: dict[str, int] = defaultdict(int)
+        gained: dict[str, int] = defaultdict(int)
+        for problem in sorted(set(before) | set(after)):
+            was, now = before.get(problem, False), after.get(problem, False)
+            if was != now:
+                (gained if now else lost)[family_of(problem)] += 1
+        changes.append((dict(lost), dict(gained)))
+    return changes
+
+
+def by_count(counts: dict[str, int]) -> str:
+    """`{"vieta": 3, "divides": 1}` → `vieta 3, divides 1` (largest first); `-` when empty."""
+    items = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{family} {count}" for family, count in items) or "-"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--eval", type=Path, default=None,
+                        help="an `alphaprover eval` results file over the run's exported slice, one column per method")
     args = parser.parse_args()
-    rounds = read_rounds(args.run_dir)
+    if args.eval is not None:
+        if not args.eval.is_file():
+            print(f"error: no eval results file {args.eval}", file=sys.stderr)
+            return 2
+        try:
+            labels, rounds = read_eval(args.eval)
+        except (ValueError, KeyError) as error:
+            print(f"error: {args.eval} is not an eval results file ({error})", file=sys.stderr)
+            return 2
+    else:
+        rounds = read_rounds(args.run_dir)
+        labels = [f"r{index}" for index in range(len(rounds))]
     if not rounds:
         print(f"error: no rounds/r*/heldout.jsonl under {args.run_dir}", file=sys.stderr)
         return 2
@@ -46,7 +97,7 @@ def main() -> int:
     by_family: dict[str, list[str]] = defaultdict(list)
     for problem in problems:
         by_family[family_of(problem)].append(problem)
-    header = ["family", "items"] + [f"r{index}" for index in range(len(rounds))]
+    header = ["family", "items", *labels]
     print("\t".join(header))
     for family, members in sorted(by_family.items(), key=lambda item: (-len(item[1]), item[0])):
         counts = [str(sum(outcome.get(p, False) for p in members)) for outcome in rounds]
@@ -60,6 +111,9 @@ def main() -> int:
     print(f"never proved in any round: {len(never)} of {len(problems)} ("
           + ", ".join(f"{family} {count}" for family, count in sorted(never_by_family.items(), key=lambda i: -i[1]))
           + f"); proved in some round: {len(problems) - len(never)}")
+    for (first, second), (lost, gained) in zip(zip(labels, labels[1:]), round_changes(rounds)):
+        print(f"{first} -> {second}: lost {sum(lost.values())} ({by_count(lost)}), "
+              f"gained {sum(gained.values())} ({by_count(gained)})")
     return 0
 
 

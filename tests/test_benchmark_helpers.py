@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from benchmarks.digit_tokens import KINDS, copyable, has_number, split_demonstrations
-from benchmarks.heldout_by_family import read_rounds
+from benchmarks.heldout_by_family import by_count, read_eval, read_rounds, round_changes
 from benchmarks.script_step_ranks import names_existing_hypothesis, without_new_name
 from networks.dataset import Example
 
@@ -46,6 +46,24 @@ def test_heldout_rounds_are_read_in_order(tmp_path: Path) -> None:
             json.dumps({"problem": f"heldout/fam_a_{n}", "proved": p}) + "\n" for n, p in enumerate(proved)))
     assert read_rounds(tmp_path) == [{"heldout/fam_a_0": True, "heldout/fam_a_1": False},
                                      {"heldout/fam_a_0": True, "heldout/fam_a_1": True}]
+
+
+def test_round_changes_count_lost_and_gained_items_by_family_and_eval_files_line_up(tmp_path: Path) -> None:
+    rounds = [{"heldout/fam_vieta_1": True, "heldout/fam_vieta_2": True, "heldout/fam_divides_1": False},
+              {"heldout/fam_vieta_1": False, "heldout/fam_vieta_2": False, "heldout/fam_divides_1": True},
+              {"heldout/fam_vieta_1": False, "heldout/fam_vieta_2": False, "heldout/fam_divides_1": True}]
+    assert round_changes(rounds) == [({"vieta": 2}, {"divides": 1}), ({}, {})]
+    assert by_count({"divides": 1, "vieta": 2}) == "vieta 2, divides 1" and by_count({}) == "-"
+    results = tmp_path / "eval.jsonl"
+    records = [{"problem": name, "method": f"mcts-network@runs/x/weights/v00000{v}", "status": status}
+               for v, outcome in ((1, "failed"), (0, "proved")) for name, status in
+               (("fam_vieta_1", outcome), ("fam_divides_1", "proved"))]
+    results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    labels, columns = read_eval(results)
+    assert labels == ["v000000", "v000001"]  # version order, whatever the file's order
+    assert columns == [{"heldout/fam_vieta_1": True, "heldout/fam_divides_1": True},
+                       {"heldout/fam_vieta_1": False, "heldout/fam_divides_1": True}]
+    assert round_changes(columns) == [({"vieta": 1}, {})]
 
 
 def test_copy_scale_arms_differ_only_in_what_they_name(tmp_path: Path) -> None:
