@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.curve_repeats import proved_sets  # noqa: E402
 from selfplay.round_metrics import family_of  # noqa: E402
 
 
@@ -39,17 +40,14 @@ def read_rounds(run_dir: Path) -> list[dict[str, bool]]:
 
 
 def read_eval(path: Path) -> tuple[list[str], list[dict[str, bool]]]:
-    """An `eval` results file as columns: per method (sorted, so `…/v000000`, `…/v000001`, … in
-    version order), the item → proved map; labels are the methods' last path component. Items are
-    named as in the run (`heldout/<name>`), so both sources line up."""
-    columns: dict[str, dict[str, bool]] = defaultdict(dict)
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            name = "heldout/" + record["problem"].rsplit("/", 1)[-1]
-            columns[record["method"]][name] = record["status"] == "proved"
-    methods = sorted(columns)
-    return [method.rstrip("/").rsplit("/", 1)[-1] for method in methods], [columns[m] for m in methods]
+    """An `eval` results file as columns: per method, labelled by its last path component
+    (`curve_repeats.proved_sets`; sorted, so `v000000`, `v000001`, … in version order), the item →
+    proved map, items named as in the run (`heldout/<name>`) so both sources line up."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    table = proved_sets(records)
+    labels = sorted(table)
+    return labels, [{"heldout/" + problem.rsplit("/", 1)[-1]: proved for problem, proved in table[label].items()}
+                    for label in labels]
 
 
 def round_changes(rounds: list[dict[str, bool]]) -> list[tuple[dict[str, int], dict[str, int]]]:
@@ -108,9 +106,8 @@ def main() -> int:
     never_by_family: dict[str, int] = defaultdict(int)
     for problem in never:
         never_by_family[family_of(problem)] += 1
-    print(f"never proved in any round: {len(never)} of {len(problems)} ("
-          + ", ".join(f"{family} {count}" for family, count in sorted(never_by_family.items(), key=lambda i: -i[1]))
-          + f"); proved in some round: {len(problems) - len(never)}")
+    print(f"never proved in any round: {len(never)} of {len(problems)} ({by_count(never_by_family)}); "
+          f"proved in some round: {len(problems) - len(never)}")
     for (first, second), (lost, gained) in zip(zip(labels, labels[1:]), round_changes(rounds)):
         print(f"{first} -> {second}: lost {sum(lost.values())} ({by_count(lost)}), "
               f"gained {sum(gained.values())} ({by_count(gained)})")
