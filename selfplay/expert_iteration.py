@@ -15,7 +15,8 @@ Round r (weights version r; version 0 is the starting checkpoint):
                head's AUC on the goals those searches proved vs. searched without a proof.
   2. search    `problems_per_round` train problems not proved yet, fewest attempts first (what
                the matchmaker calls untried, then undecided: the hardest problems still likely
-               solvable), every source an equal share, with the current weights; a
+               solvable), every source an equal share (with `curriculum: family` the factory's
+               share drawn family by family, `selfplay.curriculum`), with the current weights; a
                `policy_search_share` of them (drawn per (round, problem)) with the policy alone
                (the evaluation's action set), the rest with the search's action set (`mixed`).
                Each proof is pruned (`selfplay.prune`) before it becomes policy targets → the
@@ -57,6 +58,7 @@ from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
+from selfplay.curriculum import CURRICULA, family_records, weighted_by_family
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows,
@@ -95,6 +97,8 @@ class ExpertIterationConfig:
     heldout_selection: str = "by_family"  # a NEW run's slice: by_family (families even) or spread (by name)
     learner_steps_per_round: int = 300
     policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
+    curriculum: str = "attempts"         # which factory items a round searches (selfplay/curriculum.py): attempts | family
+    curriculum_window: int = 24          # curriculum=family: a family's record is its last N search attempts
     min_buffer_records: int = 16
     buffer_capacity: int = 200_000
     max_minutes: float = 0.0             # this session's limit; 0 = none
@@ -114,6 +118,8 @@ class ExpertIterationConfig:
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
         if not 0.0 <= config.policy_search_share <= 1.0:
             raise ValueError("policy_search_share must be in [0, 1]")
+        if config.curriculum not in CURRICULA or config.curriculum_window < 1:
+            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window >= 1")
         if config.heldout_selection not in HELDOUT_SELECTIONS:
             raise ValueError(f"heldout_selection must be one of {', '.join(HELDOUT_SELECTIONS)}")
         return config
@@ -204,31 +210,46 @@ class ExpertIteration:
     def round_dir(self, round_index: int) -> Path:
         return self.run_dir / "rounds" / f"r{round_index:03d}"
 
+    def search_history(self, before_round: int | None = None) -> list[tuple[str, bool]]:
+        """(problem, proved) of every train search, in the order they happened (the rounds before
+        `before_round` only, when given)."""
+        history: list[tuple[str, bool]] = []
+        for path in sorted((self.run_dir / "rounds").glob("r*/search.jsonl")):
+            if before_round is None or int(path.parent.name[1:]) < before_round:
+                history += [(row["problem"], bool(row["proved"])) for row in read_rows(path)]
+        return history
+
     def attempts_so_far(self, before_round: int | None = None) -> tuple[dict[str, int], set[str]]:
         """(attempts per train problem, problems proved) over every round's search file (the
         rounds before `before_round` only, when given)."""
-        attempts: dict[str, int] = {}
-        proved: set[str] = set()
-        for path in sorted((self.run_dir / "rounds").glob("r*/search.jsonl")):
-            if before_round is not None and int(path.parent.name[1:]) >= before_round:
-                continue
-            for row in read_rows(path):
-                attempts[row["problem"]] = attempts.get(row["problem"], 0) + 1
-                if row["proved"]:
-                    proved.add(row["problem"])
-        return attempts, proved
+        history = self.search_history(before_round)
+        return dict(Counter(problem for problem, _ in history)), {problem for problem, proved in history if proved}
 
     def search_batch(self, round_index: int) -> list[str]:
         """This round's search problems not searched yet: of the train problems unproved when the
         round began, fewest attempts first, ties in an order drawn from (seed, round), and every
         source an equal share (`balanced_by_source`: 27,814 factory items beside 213 miniF2F
-        train problems would otherwise leave the latter one attempt a round). The plan depends on
-        the rounds before this one only, so a resumed round searches what it planned."""
-        attempts, proved = self.attempts_so_far(before_round=round_index)
+        train problems would otherwise leave the latter one attempt a round). With
+        `curriculum: family` the factory's share is drawn family by family, weighed by each
+        family's search record (`selfplay.curriculum`). The plan depends on the rounds before
+        this one only, so a resumed round searches what it planned."""
+        count = self.cfg.problems_per_round
+        history = self.search_history(before_round=round_index)
+        attempts = Counter(problem for problem, _ in history)
+        proved = {problem for problem, ok in history if ok}
         candidates = [p for p in sorted(self.train) if p not in proved]
         random.Random(f"{self.cfg.seed}/{round_index}").shuffle(candidates)
         candidates.sort(key=lambda p: attempts.get(p, 0))
-        plan = balanced_by_source(candidates, lambda p: self.train[p].source)[: self.cfg.problems_per_round]
+        if self.cfg.curriculum == "family":
+            records = family_records(history, family_of, self.cfg.curriculum_window)
+            rng = random.Random(f"{self.cfg.seed}/{round_index}/curriculum")
+            by_source: dict[str, list[str]] = {}
+            for problem in candidates:
+                by_source.setdefault(self.train[problem].source, []).append(problem)
+            candidates = [p for source, problems in by_source.items()
+                          for p in (weighted_by_family(problems, family_of, records, rng, count)
+                                    if source == "factory" else problems[:count])]
+        plan = balanced_by_source(candidates, lambda p: self.train[p].source)[:count]
         done_now = {row["problem"] for row in read_rows(self.round_dir(round_index) / "search.jsonl")}
         return [p for p in plan if p not in done_now]
 

@@ -5,6 +5,7 @@ the Coq-backed run is tests/integration/test_expert_iteration.py)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -290,3 +291,33 @@ def test_a_round_gives_every_source_an_equal_share_and_a_resumed_round_searches_
     nxt = driver.search_batch(1)
     unproved_minif2f = 4 - plan[0].startswith("minif2f-rocq-train/")
     assert plan[0] not in nxt and sum(p.startswith("minif2f-rocq-train/") for p in nxt) == unproved_minif2f
+
+
+def test_a_family_curriculum_spends_the_factory_share_on_families_not_yet_mastered(tmp_path: Path) -> None:
+    """Two factory families of 60 items, one proved in every earlier search, one in none: with
+    `curriculum: family` the round's factory share goes mostly to the second; miniF2F keeps its
+    half and its own order; the default (`attempts`) plan is the one it always was."""
+    train = [problem(f"fam_{family}_{i:05d}") for family in ("done", "open") for i in range(60)] + \
+        [problem(f"m{i}", "minif2f-rocq-train") for i in range(20)]
+    earlier = [(f"factory/fam_{family}_{i:05d}", family == "done") for family in ("done", "open") for i in range(12)]
+    plans = {}
+    for curriculum in ("attempts", "family"):
+        run = tmp_path / curriculum
+        cfg = ExpertIterationConfig.from_dict({
+            "run_dir": str(run), "checkpoint": str(CHECKPOINT), "problems_per_round": 40, "heldout_problems": 1,
+            "curriculum": curriculum, "learner": {"quantization": ""}})
+        driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [], lambda kind, ids: None)
+        path = run / "rounds" / "r000" / "search.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps({"problem": p, "proved": ok}) + "\n" for p, ok in earlier))
+        plans[curriculum] = driver.search_batch(1)
+        assert driver.search_batch(1) == plans[curriculum]       # a resumed round plans the same
+    for plan in plans.values():
+        assert len(plan) == 40 and sum(p.startswith("minif2f-rocq-train/") for p in plan) == 20
+    factory = {name: Counter(family_of(p) for p in plan if p.startswith("factory/")) for name, plan in plans.items()}
+    assert factory["family"]["open"] >= 17 and factory["family"]["open"] > 4 * factory["family"]["done"]
+    assert factory["attempts"]["open"] < 17                      # a uniform draw over the two families
+    minif2f = {name: [p for p in plan if not p.startswith("factory/")] for name, plan in plans.items()}
+    assert minif2f["family"] == minif2f["attempts"]
+    with pytest.raises(ValueError):
+        ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "curriculum": "hardest"})

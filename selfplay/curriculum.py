@@ -1,0 +1,71 @@
+"""Which factory items a round of expert iteration searches: the families weighed by how far each
+is from mastered (docs/ARCHITECTURE.md §Expert iteration, "the curriculum").
+
+Every factory item is new to the search (27,000 train items, 16 searched a round), so the
+per-problem order "fewest attempts first" is a uniform draw over items, which is a draw over
+families by their sizes: a family the policy has mastered since round 0 (`gcd_lcm`, `floor_div`)
+gets as many searches as one it never proves (`fe_instantiate`). The problem's own record says
+nothing yet; its family's record does. AlphaProof's matchmaker spends search where proofs are
+still to be learned; here at the family level:
+
+    weight(family) = 1 − (proved + 1) / (attempted + 2)
+
+over the family's last `window` search attempts (a Beta(1, 1) prior on its pass rate): an unseen
+family 0.5, one proved 12 times in 12 ≈ 0.07 (still searched now and then, so that forgetting
+shows), one never proved in 12 ≈ 0.93. Each turn draws a family in proportion to its weight
+and takes that family's next candidate, the candidates keeping their own order inside a family.
+
+Pure functions of the search history and a seeded generator: a resumed round plans the same
+batch.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from typing import Callable, Iterable, Sequence
+
+#: iteration.curriculum values: "attempts" = fewest attempts first (items in a seeded shuffle),
+#: "family" = families weighed by `family_weight` (factory items only; other sources keep "attempts")
+CURRICULA = ("attempts", "family")
+
+
+def family_records(history: Iterable[tuple[str, bool]], family_of: Callable[[str], str],
+                   window: int) -> dict[str, tuple[int, int]]:
+    """(proved, attempted) per family over its last `window` attempts; `history` is the search's
+    (problem, proved) in the order they happened."""
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    recent: dict[str, deque[bool]] = {}
+    for problem, proved in history:
+        recent.setdefault(family_of(problem), deque(maxlen=window)).append(bool(proved))
+    return {family: (sum(outcomes), len(outcomes)) for family, outcomes in recent.items()}
+
+
+def family_weight(proved: int, attempted: int) -> float:
+    """1 − the family's smoothed pass rate: how much a search of one of its items can still teach."""
+    if not 0 <= proved <= attempted:
+        raise ValueError(f"proved ({proved}) must be in [0, attempted ({attempted})]")
+    return 1.0 - (proved + 1) / (attempted + 2)
+
+
+def weighted_by_family(candidates: Sequence[str], family_of: Callable[[str], str],
+                       records: dict[str, tuple[int, int]], rng: random.Random, count: int) -> list[str]:
+    """Up to `count` of `candidates`: each turn a family drawn with probability ∝ `family_weight`
+    of its record (unseen: (0, 0)) among families with candidates left, then that family's next
+    candidate in `candidates`' order."""
+    queues: dict[str, deque[str]] = {}
+    for problem in candidates:
+        queues.setdefault(family_of(problem), deque()).append(problem)
+    weights = {family: family_weight(*records.get(family, (0, 0))) for family in queues}
+    chosen: list[str] = []
+    while queues and len(chosen) < count:
+        families = sorted(queues)
+        family = rng.choices(families, weights=[weights[f] for f in families])[0]
+        chosen.append(queues[family].popleft())
+        if not queues[family]:
+            del queues[family]
+    return chosen
+
+
+__all__ = ["CURRICULA", "family_records", "family_weight", "weighted_by_family"]

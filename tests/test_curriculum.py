@@ -1,0 +1,50 @@
+"""The family curriculum of expert iteration's search (selfplay/curriculum.py): the records, the
+weight, and the draw."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from selfplay.curriculum import family_records, family_weight, weighted_by_family
+from selfplay.round_metrics import family_of
+
+
+def test_a_family_record_is_its_last_window_attempts_in_order() -> None:
+    history = [("factory/fam_a_00001", False), ("factory/fam_a_00002", True), ("factory/fam_b_00001", True),
+               ("factory/fam_a_00003", True), ("factory/fam_a_00004", True)]
+    assert family_records(history, family_of, window=3) == {"a": (3, 3), "b": (1, 1)}
+    assert family_records(history, family_of, window=8) == {"a": (3, 4), "b": (1, 1)}
+    with pytest.raises(ValueError):
+        family_records(history, family_of, window=0)
+
+
+def test_the_weight_is_one_minus_the_smoothed_pass_rate() -> None:
+    assert family_weight(0, 0) == pytest.approx(0.5)
+    assert family_weight(12, 12) == pytest.approx(1 / 14)
+    assert family_weight(0, 12) == pytest.approx(13 / 14)
+    assert family_weight(0, 12) > family_weight(6, 12) > family_weight(12, 12) > 0
+    with pytest.raises(ValueError):
+        family_weight(3, 2)
+
+
+def test_families_never_proved_are_drawn_far_more_than_mastered_ones() -> None:
+    candidates = [f"factory/fam_{family}_{i:05d}" for family in ("easy", "hard") for i in range(400)]
+    records = {"easy": (24, 24), "hard": (0, 24)}
+    chosen = weighted_by_family(candidates, family_of, records, random.Random(0), 200)
+    counts = Counter(family_of(p) for p in chosen)
+    assert len(chosen) == len(set(chosen)) == 200
+    assert counts["hard"] > 5 * counts["easy"] > 0          # weights 25/26 against 1/26
+    # inside a family the candidates keep their order
+    hard = [p for p in chosen if family_of(p) == "hard"]
+    assert hard == [f"factory/fam_hard_{i:05d}" for i in range(len(hard))]
+
+
+def test_the_draw_is_seeded_and_stops_when_the_candidates_run_out() -> None:
+    candidates = ["factory/fam_a_00001", "factory/fam_b_00001", "factory/fam_b_00002"]
+    first = weighted_by_family(candidates, family_of, {}, random.Random(5), 2)
+    assert first == weighted_by_family(candidates, family_of, {}, random.Random(5), 2)
+    assert sorted(weighted_by_family(candidates, family_of, {}, random.Random(5), 10)) == sorted(candidates)
+    assert weighted_by_family([], family_of, {}, random.Random(5), 4) == []
