@@ -28,10 +28,16 @@ from benchmarks.curve_budgets import heldout_setup, run_slice_eval, version_dirs
 
 
 def proved_sets(records: list[dict]) -> dict[str, dict[str, bool]]:
-    """Per version name (the method's `@<dir>` tail), per problem, whether that search proved it."""
+    """Per version name, per problem, whether that search proved it. The name is the method's
+    last path component (`v000003`) unless two methods share it (one results file comparing
+    two runs' `v000006`), then the method's whole `@` target, so no two columns merge."""
+    methods = sorted({record["method"] for record in records})
+    short = {method: method.rsplit("/", 1)[-1] for method in methods}
+    clash = len(set(short.values())) < len(methods)
     table: dict[str, dict[str, bool]] = {}
     for record in records:
-        version = record["method"].rsplit("/", 1)[-1]
+        method = record["method"]
+        version = method.split("@", 1)[-1] if clash else short[method]
         table.setdefault(version, {})[record["problem"]] = record["status"] == "proved"
     return table
 

@@ -40,8 +40,9 @@ def read_rounds(run_dir: Path) -> list[dict[str, bool]]:
 
 
 def read_eval(path: Path) -> tuple[list[str], list[dict[str, bool]]]:
-    """An `eval` results file as columns: per method, labelled by its last path component
-    (`curve_repeats.proved_sets`; sorted, so `v000000`, `v000001`, … in version order), the item →
+    """An `eval` results file as columns: per method, labelled by its last path component, or its
+    whole target when two share one (`curve_repeats.proved_sets`; sorted, so `v000000`, `v000001`,
+    … in version order), the item →
     proved map, items named as in the run (`heldout/<name>`) so both sources line up."""
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     table = proved_sets(records)

@@ -13,7 +13,9 @@ still to be learned; here at the family level:
 over the family's last `window` search attempts (a Beta(1, 1) prior on its pass rate): an unseen
 family 0.5, one proved 12 times in 12 ≈ 0.07 (still searched now and then, so that forgetting
 shows), one never proved in 12 ≈ 0.93. Each turn draws a family in proportion to its weight
-and takes that family's next candidate, the candidates keeping their own order inside a family.
+and takes that family's next candidate, the candidates keeping their own order inside a family;
+items with fewer attempts still come first (the draw orders each tier of equal attempts, and
+with 27,000 items nearly every one drawn is untried).
 
 Pure functions of the search history and a seeded generator: a resumed round plans the same
 batch.
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 #: iteration.curriculum values: "attempts" = fewest attempts first (items in a seeded shuffle),
 #: "family" = families weighed by `family_weight` (factory items only; other sources keep "attempts")
@@ -50,10 +52,24 @@ def family_weight(proved: int, attempted: int) -> float:
 
 
 def weighted_by_family(candidates: Sequence[str], family_of: Callable[[str], str],
-                       records: dict[str, tuple[int, int]], rng: random.Random, count: int) -> list[str]:
+                       records: dict[str, tuple[int, int]], rng: random.Random, count: int,
+                       attempts: Mapping[str, int] | None = None) -> list[str]:
     """Up to `count` of `candidates`: each turn a family drawn with probability ∝ `family_weight`
     of its record (unseen: (0, 0)) among families with candidates left, then that family's next
-    candidate in `candidates`' order."""
+    candidate in `candidates`' order. With `attempts` (per problem), candidates with fewer
+    attempts still come first (the matchmaker's "untried first"): the draw orders each tier of
+    equal attempts, so an item searched in vain is not retried while untried ones are left."""
+    tiers: dict[int, list[str]] = {}
+    for problem in candidates:
+        tiers.setdefault(0 if attempts is None else attempts.get(problem, 0), []).append(problem)
+    chosen: list[str] = []
+    for tier in sorted(tiers):
+        chosen += _draw(tiers[tier], family_of, records, rng, count - len(chosen))
+    return chosen
+
+
+def _draw(candidates: Sequence[str], family_of: Callable[[str], str], records: dict[str, tuple[int, int]],
+          rng: random.Random, count: int) -> list[str]:
     queues: dict[str, deque[str]] = {}
     for problem in candidates:
         queues.setdefault(family_of(problem), deque()).append(problem)

@@ -97,7 +97,7 @@ class ExpertIterationConfig:
     heldout_selection: str = "by_family"  # a NEW run's slice: by_family (families even) or spread (by name)
     learner_steps_per_round: int = 300
     policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
-    curriculum: str = "attempts"         # which factory items a round searches (selfplay/curriculum.py): attempts | family
+    curriculum: str = "family"           # which factory items a round searches (selfplay/curriculum.py): family | attempts
     curriculum_window: int = 24          # curriculum=family: a family's record is its last N search attempts
     min_buffer_records: int = 16
     buffer_capacity: int = 200_000
@@ -247,7 +247,7 @@ class ExpertIteration:
             for problem in candidates:
                 by_source.setdefault(self.train[problem].source, []).append(problem)
             candidates = [p for source, problems in by_source.items()
-                          for p in (weighted_by_family(problems, family_of, records, rng, count)
+                          for p in (weighted_by_family(problems, family_of, records, rng, count, attempts)
                                     if source == "factory" else problems[:count])]
         plan = balanced_by_source(candidates, lambda p: self.train[p].source)[:count]
         done_now = {row["problem"] for row in read_rows(self.round_dir(round_index) / "search.jsonl")}

@@ -66,6 +66,17 @@ def test_round_changes_count_lost_and_gained_items_by_family_and_eval_files_line
     assert round_changes(columns) == [({"vieta": 1}, {})]
 
 
+def test_two_runs_versions_of_one_name_stay_apart(tmp_path: Path) -> None:
+    """One results file with run A's and run B's `v000006`: two columns, not one merged."""
+    results = tmp_path / "both.jsonl"
+    records = [{"problem": "fam_vieta_1", "method": f"mcts-network@runs/{run}/weights/v000006", "status": status}
+               for run, status in (("a", "proved"), ("b", "failed"))]
+    results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    labels, columns = read_eval(results)
+    assert labels == ["runs/a/weights/v000006", "runs/b/weights/v000006"]
+    assert columns == [{"heldout/fam_vieta_1": True}, {"heldout/fam_vieta_1": False}]
+
+
 def test_copy_scale_arms_differ_only_in_what_they_name(tmp_path: Path) -> None:
     from benchmarks.copy_scale import arm_config
 

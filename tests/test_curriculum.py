@@ -48,3 +48,14 @@ def test_the_draw_is_seeded_and_stops_when_the_candidates_run_out() -> None:
     assert first == weighted_by_family(candidates, family_of, {}, random.Random(5), 2)
     assert sorted(weighted_by_family(candidates, family_of, {}, random.Random(5), 10)) == sorted(candidates)
     assert weighted_by_family([], family_of, {}, random.Random(5), 4) == []
+
+
+def test_untried_candidates_come_before_ones_searched_in_vain() -> None:
+    """A family never proved still waits its turn behind untried items: the draw orders each tier
+    of equal attempts, fewest first."""
+    candidates = ["factory/fam_hard_00001", "factory/fam_easy_00001", "factory/fam_easy_00002"]
+    records = {"hard": (0, 24), "easy": (24, 24)}
+    attempts = {"factory/fam_hard_00001": 1}
+    chosen = weighted_by_family(candidates, family_of, records, random.Random(0), 3, attempts)
+    assert chosen[-1] == "factory/fam_hard_00001" and len(chosen) == 3
+    assert weighted_by_family(candidates, family_of, records, random.Random(0), 2, attempts) == chosen[:2]
