@@ -17,6 +17,10 @@ and takes that family's next candidate, the candidates keeping their own order i
 items with fewer attempts still come first (the draw orders each tier of equal attempts, and
 with 27,000 items nearly every one drawn is untried).
 
+With `curriculum_max_budget` > 1 a factory item's search budget (seconds and simulations) is
+also scaled by `budget_factor` of its family's record: 1 while the family is proved half the
+time or more, up to that factor for a family never proved.
+
 Pure functions of the search history and a seeded generator: a resumed round plans the same
 batch.
 """
@@ -49,6 +53,16 @@ def family_weight(proved: int, attempted: int) -> float:
     if not 0 <= proved <= attempted:
         raise ValueError(f"proved ({proved}) must be in [0, attempted ({attempted})]")
     return 1.0 - (proved + 1) / (attempted + 2)
+
+
+def budget_factor(proved: int, attempted: int, max_factor: float) -> float:
+    """How many times the base search budget an item of a family with this record gets: 1 for a
+    family proved at least half the time (or unseen), rising linearly with the evidence of failure
+    to `max_factor` for one never proved in many attempts (1 + (max − 1)·max(0, 2·weight − 1)).
+    Search at the base budget cannot teach a family it never proves; a larger budget may."""
+    if max_factor < 1:
+        raise ValueError("max_factor must be >= 1")
+    return 1.0 + (max_factor - 1.0) * max(0.0, 2.0 * family_weight(proved, attempted) - 1.0)
 
 
 def weighted_by_family(candidates: Sequence[str], family_of: Callable[[str], str],
@@ -84,4 +98,4 @@ def _draw(candidates: Sequence[str], family_of: Callable[[str], str], records: d
     return chosen
 
 
-__all__ = ["CURRICULA", "family_records", "family_weight", "weighted_by_family"]
+__all__ = ["CURRICULA", "budget_factor", "family_records", "family_weight", "weighted_by_family"]

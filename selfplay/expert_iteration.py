@@ -58,7 +58,7 @@ from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
-from selfplay.curriculum import CURRICULA, family_records, weighted_by_family
+from selfplay.curriculum import CURRICULA, budget_factor, family_records, weighted_by_family
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows,
@@ -99,6 +99,7 @@ class ExpertIterationConfig:
     policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
     curriculum: str = "family"           # which factory items a round searches (selfplay/curriculum.py): family | attempts
     curriculum_window: int = 24          # curriculum=family: a family's record is its last N search attempts
+    curriculum_max_budget: float = 1.0   # curriculum=family: a never-proved family's items search with up to N× the budget
     min_buffer_records: int = 16
     buffer_capacity: int = 200_000
     max_minutes: float = 0.0             # this session's limit; 0 = none
@@ -118,8 +119,9 @@ class ExpertIterationConfig:
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
         if not 0.0 <= config.policy_search_share <= 1.0:
             raise ValueError("policy_search_share must be in [0, 1]")
-        if config.curriculum not in CURRICULA or config.curriculum_window < 1:
-            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window >= 1")
+        if config.curriculum not in CURRICULA or config.curriculum_window < 1 or config.curriculum_max_budget < 1:
+            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window and "
+                             "curriculum_max_budget >= 1")
         if config.heldout_selection not in HELDOUT_SELECTIONS:
             raise ValueError(f"heldout_selection must be one of {', '.join(HELDOUT_SELECTIONS)}")
         return config
@@ -327,12 +329,25 @@ class ExpertIteration:
                     self.writer.add_scalar("search/buffer_records", len(self.buffer), self.buffer.episodes)
             return store
 
+        factors = self.budget_factors(round_index, batch)
+
         def attempts(problems: list[str]) -> list[Attempt]:
-            return [Attempt(p, False, self.cfg.search_seconds, self.cfg.search_simulations) for p in problems]
+            return [Attempt(p, False, self.cfg.search_seconds * factors[p],
+                            max(1, round(self.cfg.search_simulations * factors[p]))) for p in problems]
 
         if not self._run_attempts(SEARCH_POLICY, attempts(by_policy), store_as("policy"), deadline):
             return False
         return self._run_attempts(SEARCH, attempts(by_search), store_as("search"), deadline)
+
+    def budget_factors(self, round_index: int, problems: Sequence[str]) -> dict[str, float]:
+        """Per problem, the multiple of the base search budget it gets this round: 1, except with
+        `curriculum: family` and `curriculum_max_budget` > 1, where a factory item's family record
+        (searches before this round) sets it (`selfplay.curriculum.budget_factor`)."""
+        if self.cfg.curriculum != "family" or self.cfg.curriculum_max_budget == 1.0:
+            return dict.fromkeys(problems, 1.0)
+        records = family_records(self.search_history(before_round=round_index), family_of, self.cfg.curriculum_window)
+        return {p: budget_factor(*records.get(family_of(p), (0, 0)), self.cfg.curriculum_max_budget)
+                if self.train[p].source == "factory" else 1.0 for p in problems}
 
     def learn(self, deadline: float) -> bool:
         """Learner steps up to `state.learn_until`; True once there (then publish)."""

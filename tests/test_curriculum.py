@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from selfplay.curriculum import family_records, family_weight, weighted_by_family
+from selfplay.curriculum import budget_factor, family_records, family_weight, weighted_by_family
 from selfplay.round_metrics import family_of
 
 
@@ -59,3 +59,14 @@ def test_untried_candidates_come_before_ones_searched_in_vain() -> None:
     chosen = weighted_by_family(candidates, family_of, records, random.Random(0), 3, attempts)
     assert chosen[-1] == "factory/fam_hard_00001" and len(chosen) == 3
     assert weighted_by_family(candidates, family_of, records, random.Random(0), 2, attempts) == chosen[:2]
+
+
+def test_the_budget_grows_with_a_familys_failures_only() -> None:
+    assert budget_factor(0, 0, 4.0) == 1.0                         # unseen: the base budget
+    assert budget_factor(12, 24, 4.0) == 1.0                       # proved half the time
+    assert budget_factor(24, 24, 4.0) == 1.0                       # mastered
+    assert budget_factor(0, 24, 4.0) == pytest.approx(1 + 3 * (2 * 25 / 26 - 1))
+    assert 1.0 < budget_factor(0, 2, 4.0) < budget_factor(0, 8, 4.0) < budget_factor(0, 24, 4.0) < 4.0
+    assert budget_factor(0, 24, 1.0) == 1.0
+    with pytest.raises(ValueError):
+        budget_factor(0, 24, 0.5)

@@ -321,3 +321,40 @@ def test_a_family_curriculum_spends_the_factory_share_on_families_not_yet_master
     assert minif2f["family"] == minif2f["attempts"]
     with pytest.raises(ValueError):
         ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "curriculum": "hardest"})
+
+
+def test_a_never_proved_family_searches_with_a_larger_budget(tmp_path: Path) -> None:
+    """`curriculum_max_budget: 4`: after 12 failed searches of family `open` and 12 proofs of
+    `done`, the next round's `open` items get ≈ 3.8× the seconds and simulations, `done` items
+    and miniF2F problems the base budget; the default (1) changes nothing."""
+    train = [problem(f"fam_{family}_{i:05d}") for family in ("done", "open") for i in range(40)] + \
+        [problem("m0", "minif2f-rocq-train")]
+    earlier = [(f"factory/fam_{family}_{i:05d}", family == "done") for family in ("done", "open") for i in range(12)]
+    for max_budget in (1.0, 4.0):
+        run = tmp_path / str(max_budget)
+        cfg = ExpertIterationConfig.from_dict({
+            "run_dir": str(run), "checkpoint": str(CHECKPOINT), "problems_per_round": 12, "heldout_problems": 1,
+            "curriculum_max_budget": max_budget, "search_seconds": 10.0, "search_simulations": 50,
+            "policy_search_share": 0.0, "learner": {"quantization": ""}})
+        submitted: list[Attempt] = []
+
+        class Recording(ReplayPool):
+            def submit(self, attempt: Attempt) -> None:
+                submitted.append(attempt)
+                super().submit(attempt)
+
+        driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [],
+                                 lambda kind, ids: Recording(set(), [], kind))
+        path = run / "rounds" / "r000" / "search.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps({"problem": p, "proved": ok}) + "\n" for p, ok in earlier))
+        assert driver.search(1, deadline=float("inf"))
+        budgets = {family_of(a.problem): (a.max_seconds, a.max_simulations) for a in submitted}
+        assert budgets["m0"] == (10.0, 50)
+        if max_budget == 1.0:
+            assert set(budgets.values()) == {(10.0, 50)}
+        else:
+            factor = 1 + 3 * (2 * 13 / 14 - 1)
+            assert budgets["open"] == (pytest.approx(10.0 * factor), round(50 * factor))
+            assert budgets.get("done", (10.0, 50)) == (10.0, 50)
+        assert "open" in budgets
