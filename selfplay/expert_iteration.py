@@ -55,10 +55,10 @@ from lean_interface.problems.benchmarks import dev_problem_of
 from search.config import reject_unknown_keys
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
+from selfplay.curriculum import CURRICULA, budget_factor, family_records, weighted_by_family
 from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig, write_atomic
 from selfplay.loop import ActorPool
-from selfplay.curriculum import CURRICULA, budget_factor, family_records, weighted_by_family
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows,
@@ -75,6 +75,8 @@ SEARCH_POLICY = "search-policy"
 #: train.yaml keys at the top level that ExpertIterationConfig shares with the selfplay loop; the
 #: rest of its fields live under `iteration:`
 SHARED_KEYS = ("run_dir", "checkpoint", "seed", "resume", "max_minutes", "learner")
+#: the source whose share `curriculum: family` draws by family and budgets (its ids carry a family)
+CURRICULUM_SOURCE = "factory"
 #: goals per held-out search kept for the value AUC (proved and unproved alike)
 AUC_GOALS_PER_PROBLEM = 24
 
@@ -224,8 +226,7 @@ class ExpertIteration:
     def attempts_so_far(self, before_round: int | None = None) -> tuple[dict[str, int], set[str]]:
         """(attempts per train problem, problems proved) over every round's search file (the
         rounds before `before_round` only, when given)."""
-        history = self.search_history(before_round)
-        return dict(Counter(problem for problem, _ in history)), {problem for problem, proved in history if proved}
+        return tally(self.search_history(before_round))
 
     def search_batch(self, round_index: int) -> list[str]:
         """This round's search problems not searched yet: of the train problems unproved when the
@@ -237,8 +238,7 @@ class ExpertIteration:
         this one only, so a resumed round searches what it planned."""
         count = self.cfg.problems_per_round
         history = self.search_history(before_round=round_index)
-        attempts = Counter(problem for problem, _ in history)
-        proved = {problem for problem, ok in history if ok}
+        attempts, proved = tally(history)
         candidates = [p for p in sorted(self.train) if p not in proved]
         random.Random(f"{self.cfg.seed}/{round_index}").shuffle(candidates)
         candidates.sort(key=lambda p: attempts.get(p, 0))
@@ -250,7 +250,7 @@ class ExpertIteration:
                 by_source.setdefault(self.train[problem].source, []).append(problem)
             candidates = [p for source, problems in by_source.items()
                           for p in (weighted_by_family(problems, family_of, records, rng, count, attempts)
-                                    if source == "factory" else problems[:count])]
+                                    if source == CURRICULUM_SOURCE else problems[:count])]
         plan = balanced_by_source(candidates, lambda p: self.train[p].source)[:count]
         done_now = {row["problem"] for row in read_rows(self.round_dir(round_index) / "search.jsonl")}
         return [p for p in plan if p not in done_now]
@@ -347,7 +347,7 @@ class ExpertIteration:
             return dict.fromkeys(problems, 1.0)
         records = family_records(self.search_history(before_round=round_index), family_of, self.cfg.curriculum_window)
         return {p: budget_factor(*records.get(family_of(p), (0, 0)), self.cfg.curriculum_max_budget)
-                if self.train[p].source == "factory" else 1.0 for p in problems}
+                if self.train[p].source == CURRICULUM_SOURCE else 1.0 for p in problems}
 
     def learn(self, deadline: float) -> bool:
         """Learner steps up to `state.learn_until`; True once there (then publish)."""
@@ -530,6 +530,11 @@ class ExpertIteration:
                         self.cfg.learner.value_weight)
         model.train()
         return {"policy_loss": round(float(out["policy_loss"]), 4), "value_loss": round(float(out["value_loss"]), 4)}
+
+
+def tally(history: Sequence[tuple[str, bool]]) -> tuple[dict[str, int], set[str]]:
+    """(attempts per problem, problems proved) of a search history."""
+    return dict(Counter(problem for problem, _ in history)), {problem for problem, proved in history if proved}
 
 
 def balanced_by_source(problems: Sequence[str], source_of: Callable[[str], str]) -> list[str]:
