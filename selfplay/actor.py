@@ -28,7 +28,7 @@ from selfplay.episode import Episode, Outcome
 from selfplay.learner import latest_weights
 from selfplay.matchmaker import Attempt
 from selfplay.negation import negate
-from selfplay.targets import episode_records, open_leads
+from selfplay.targets import UNPROVED_RULES, episode_records, open_leads
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,10 @@ class SourceProblem:
 class ActorConfig:
     """Hydra `train.actor`: which goals get value targets, and whether proofs are pruned.
 
+    `unproved_targets` says which goals a search did not prove get the "not proved" value target
+    (`selfplay.targets.UNPROVED_RULES`: `root`, the default, only a failed search's root; `tree`
+    every goal visited `min_visits_for_value` times; `none`).
+
     With `prune_proofs` (expert iteration), a verified proof is pruned in the prover
     (`selfplay.prune`: steps that can be left out go, the shortest closing tactic is kept) and
     its steps become the episode's policy records; the search's unproved goals stay as
@@ -54,6 +58,12 @@ class ActorConfig:
 
     min_visits_for_value: int = 2
     prune_proofs: bool = False
+    unproved_targets: str = "root"
+
+    def __post_init__(self) -> None:
+        if self.unproved_targets not in UNPROVED_RULES:
+            raise ValueError(f"actor.unproved_targets must be one of {', '.join(UNPROVED_RULES)}, "
+                             f"not {self.unproved_targets!r}")
 
     @classmethod
     def from_dict(cls, data: dict) -> "ActorConfig":
@@ -109,8 +119,8 @@ class Actor:
         except Exception as error:  # noqa: BLE001 - one bad attempt must not end a run
             log.exception("%s: attempt on %s failed", self.name, attempt.problem)
             return self._error(attempt, problem.source, f"{type(error).__name__}: {error}", time.monotonic() - started)
-        records = episode_records(outcome.tree, problem.source, self.config.min_visits_for_value) \
-            if outcome.tree is not None else []
+        records = episode_records(outcome.tree, problem.source, self.config.min_visits_for_value,
+                                  self.config.unproved_targets) if outcome.tree is not None else []
         if outcome.proved and outcome.tree is not None and self.config.prune_proofs and not outcome.incident:
             records = self._pruned_records(theorem, outcome.tree, problem.source, records)
         leads = open_leads(outcome.tree, min_visits=self.config.min_visits_for_value) \

@@ -6,8 +6,17 @@ whatever happened to the root (HTPS learns from these). Value targets (`search.v
 
 * a PROVED goal: the tactics of its smallest proof on the longest branch (the tactic at the goal,
   plus the most any of the goals it left still needs);
-* a goal visited at least `min_visits` times and not proved (OPEN or FAILED): `UNPROVED_STEPS`,
-  "not proved within this budget", so failures teach the value head too.
+* a goal searched and not proved: `UNPROVED_STEPS`, "not proved within this budget", so failures
+  teach the value head too. Which goals count is the `unproved` rule (`UNPROVED_RULES`):
+  - `root` (the default): only the root of a search that failed — the statement searched with
+    the whole budget, the one goal "searched long without a proof";
+  - `tree`: also every goal inside the graph visited at least `min_visits` times (OPEN, or
+    FAILED once expanded);
+  - `none`: no "not proved" targets.
+  `tree` labels goals a few simulations looked at, many of them provable: replaying run 10's
+  learning with each rule (`benchmarks/value_labels.py`, BENCHMARKS.md) its value head's AUC on
+  fixed held-out goals fell from 0.77 to 0.63–0.65 under `tree` and rose to 0.78–0.79 under
+  `root` (0.81–0.82 under `none`, which gives the head no failures to learn from).
 
 Records carry the problem's source so proof rates and the data mix can be read by source.
 Goals the search merely touched (fewer visits) carry no value target: their value says nothing.
@@ -45,8 +54,15 @@ def proof_depths(tree: SearchTree) -> dict[int, int]:
     return depths
 
 
-def episode_records(tree: SearchTree, source: str, min_visits: int = 2) -> list[TrainingRecord]:
+#: which unproved goals get a "not proved" value target (see the module docstring)
+UNPROVED_RULES = ("root", "tree", "none")
+
+
+def episode_records(tree: SearchTree, source: str, min_visits: int = 2, unproved: str = "root"
+                    ) -> list[TrainingRecord]:
     """Policy + value records of a search graph (see the module docstring), root first."""
+    if unproved not in UNPROVED_RULES:
+        raise ValueError(f"unproved value targets must be one of {', '.join(UNPROVED_RULES)}, not {unproved!r}")
     depths = proof_depths(tree)
     records: list[TrainingRecord] = []
     for node_id, node in enumerate(tree.nodes):
@@ -54,9 +70,17 @@ def episode_records(tree: SearchTree, source: str, min_visits: int = 2) -> list[
         if node.status is Status.PROVED:
             tactic = node.edges[best_proof_edge(tree, node_id)].tactic
             records.append(TrainingRecord(text, tactic, depths[node_id], source))
-        elif node.visits >= min_visits or (node.status is Status.FAILED and node.expanded):
+        elif _labelled_unproved(node_id, node, unproved, min_visits):
             records.append(TrainingRecord(text, None, UNPROVED_STEPS, source))
     return records
+
+
+def _labelled_unproved(node_id: int, node, rule: str, min_visits: int) -> bool:
+    """Whether an unproved goal gets the "not proved" target under `rule`."""
+    searched = node.visits >= min_visits or (node.status is Status.FAILED and node.expanded)
+    if rule == "tree":
+        return searched
+    return rule == "root" and node_id == 0 and searched
 
 
 def open_leads(tree: SearchTree, limit: int = 8, min_visits: int = 2) -> list[str]:

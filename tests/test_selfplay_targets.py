@@ -1,11 +1,15 @@
 """Training targets from a search graph (pure): policy on proved goals, steps on the longest
-branch, "not proved" values on visited open goals, nothing on goals barely touched."""
+branch, "not proved" values on a failed root (rule `root`) or on every visited open goal (rule
+`tree`), nothing on goals barely touched."""
 
 from __future__ import annotations
 
 from lean_interface.api import Goal
 from search.tree import SearchTree, Status
 from search.value_units import UNPROVED_STEPS
+import pytest
+
+from selfplay.actor import ActorConfig
 from selfplay.targets import episode_records, proof_depths
 
 
@@ -30,10 +34,13 @@ def test_proved_and_open_goals_get_their_targets() -> None:
     assert tree.root.status is Status.PROVED
     depths = proof_depths(tree)
     assert depths == {0: 3, b: 1, c: 2, d: 1}  # A: split + longest branch (intro, auto)
-    records = {(r.goal, r.tactic): r.steps for r in episode_records(tree, "src", min_visits=2)}
+    records = {(r.goal, r.tactic): r.steps for r in episode_records(tree, "src", min_visits=2, unproved="tree")}
     assert records == {("A", "split."): 3, ("B", "lia."): 1, ("C", "intro."): 2, ("D", "auto."): 1,
                        ("E", None): UNPROVED_STEPS}
     assert all(r.source == "src" for r in episode_records(tree, "src"))
+    # the default rule: a proved search labels no goal "not proved" (E was merely not needed)
+    assert {(r.goal, r.tactic): r.steps for r in episode_records(tree, "src")} == {
+        key: steps for key, steps in records.items() if key != ("E", None)}
 
 
 def test_an_unproved_root_gives_value_records_only() -> None:
@@ -41,8 +48,21 @@ def test_an_unproved_root_gives_value_records_only() -> None:
     tree.add_edge(0, "intro.", -1.0, 1.0, [_goal("B")])
     tree.root.visits = 5
     tree.nodes[1].visits = 4
-    records = episode_records(tree, "s")
-    assert [(r.goal, r.tactic, r.steps) for r in records] == [("A", None, UNPROVED_STEPS), ("B", None, UNPROVED_STEPS)]
+    def labelled(rule: str) -> list[tuple]:
+        return [(r.goal, r.tactic, r.steps) for r in episode_records(tree, "s", unproved=rule)]
+
+    assert labelled("tree") == [("A", None, UNPROVED_STEPS), ("B", None, UNPROVED_STEPS)]
+    assert labelled("root") == [("A", None, UNPROVED_STEPS)]   # the statement searched with the whole budget
+    assert labelled("none") == []
+
+
+def test_an_unknown_unproved_rule_is_refused() -> None:
+    tree = SearchTree(_goal("A"))
+    with pytest.raises(ValueError, match="root, tree, none"):
+        episode_records(tree, "s", unproved="leaves")
+    with pytest.raises(ValueError, match="actor.unproved_targets"):
+        ActorConfig.from_dict({"unproved_targets": "leaves"})
+    assert ActorConfig.from_dict({}).unproved_targets == "root"
 
 
 def test_open_leads_rank_open_goals_by_value_then_visits() -> None:
