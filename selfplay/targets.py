@@ -13,10 +13,10 @@ whatever happened to the root (HTPS learns from these). Value targets (`search.v
   - `tree`: also every goal inside the graph visited at least `min_visits` times (OPEN, or
     FAILED once expanded);
   - `none`: no "not proved" targets.
-  `tree` labels goals a few simulations looked at, many of them provable: replaying run 10's
-  learning with each rule (`benchmarks/value_labels.py`, BENCHMARKS.md) its value head's AUC on
-  fixed held-out goals fell from 0.77 to 0.63–0.65 under `tree` and rose to 0.78–0.79 under
-  `root` (0.81–0.82 under `none`, which gives the head no failures to learn from).
+  `tree` labels goals a few simulations looked at, many of them provable: replaying runs 9 and
+  10's learning with each rule (`benchmarks/value_labels.py`, BENCHMARKS.md) the value head's AUC
+  on round 0's fixed held-out goals fell from 0.77 to 0.63–0.65 under `tree` and held at
+  0.77–0.79 under `root` (0.81–0.83 under `none`, which gives the head no failures to learn from).
 
 Records carry the problem's source so proof rates and the data mix can be read by source.
 Goals the search merely touched (fewer visits) carry no value target: their value says nothing.
