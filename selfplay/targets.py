@@ -28,7 +28,7 @@ the problems test-time RL searches on their own next (`ttrl.loop`, subgoal varia
 from __future__ import annotations
 
 from search.extract import best_proof_edge
-from search.tree import SearchTree, Status
+from search.tree import OrNode, SearchTree, Status
 from search.value_units import UNPROVED_STEPS
 from selfplay.episode import TrainingRecord
 
@@ -75,7 +75,7 @@ def episode_records(tree: SearchTree, source: str, min_visits: int = 2, unproved
     return records
 
 
-def _labelled_unproved(node_id: int, node, rule: str, min_visits: int) -> bool:
+def _labelled_unproved(node_id: int, node: OrNode, rule: str, min_visits: int) -> bool:
     """Whether an unproved goal gets the "not proved" target under `rule`."""
     searched = node.visits >= min_visits or (node.status is Status.FAILED and node.expanded)
     if rule == "tree":
