@@ -175,3 +175,30 @@ def test_script_step_misses_are_told_apart_by_the_new_name() -> None:
     assert without_new_name(reference) == without_new_name(renamed) != without_new_name("pose proof (h0 6) as h3.")
     assert names_existing_hypothesis(renamed, goal) and not names_existing_hypothesis(reference, goal)
     assert not names_existing_hypothesis("lra.", goal)
+
+
+def test_value_label_replay_applies_the_actors_rules_to_tree_records() -> None:
+    """benchmarks/value_labels.py rewrites records written under `tree`; its `root` and `none`
+    must give what an actor with that rule writes, on a failed search and on a proved one."""
+    from benchmarks.value_labels import kept_records
+    from lean_interface.api import Goal
+    from search.tree import SearchTree
+    from selfplay.episode import Episode, Outcome
+    from selfplay.targets import episode_records
+
+    def goal(text: str) -> Goal:
+        return Goal(text, ref=text)
+
+    failed = SearchTree(goal("A"))
+    failed.add_edge(0, "intro.", -1.0, 1.0, [goal("B")])
+    failed.root.visits, failed.nodes[1].visits = 5, 4
+    proved = SearchTree(goal("A"))
+    proved.add_edge(0, "bad.", -2.0, 1.0, [goal("E")])
+    proved.nodes[1].visits = 3
+    proved.add_edge(0, "lra.", -0.5, 1.0, [])
+    for tree, outcome in ((failed, Outcome.FAILED), (proved, Outcome.PROVED)):
+        episode = Episode("p", "s", False, outcome, records=tuple(episode_records(tree, "s", unproved="tree")))
+        assert kept_records(episode, "as-written") == episode.records
+        for rule in ("root", "none"):
+            assert list(kept_records(episode, rule)) == episode_records(tree, "s", unproved=rule)
+    assert [len(episode_records(tree, "s", unproved="tree")) for tree in (failed, proved)] == [2, 2]  # both rewritten
