@@ -56,6 +56,17 @@ def ensure_factory(files: list[Path]) -> None:
         run_factory(load_config("factory", [f"out={path}"]))
 
 
+def pool_actor_settings(kind: str, actor: dict) -> dict:
+    """The `actor` settings of a pool of `kind`. Search proofs become training data and reference
+    proofs the exact-match references: both are pruned. Held-out searches label their goals for
+    the curve's value AUC (proved vs searched without a proof, `selfplay.targets` rule `tree`)
+    whatever rule the run trains with, so the test does not change with `actor.unproved_targets`."""
+    settings = {**actor, "prune_proofs": kind in ("search", "search-policy", "reference")}
+    if kind == "heldout":
+        settings["unproved_targets"] = "tree"
+    return settings
+
+
 def heldout_problems(files: list[Path]) -> list[SourceProblem]:
     """The held-out items of every factory file, as problems (never trained on)."""
     from lean_interface.problems.factory.build import read_items
@@ -107,8 +118,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
                   "reference": ActionMode.FIXED}[kind]
         # the held-out curve may decode otherwise than the search that collects proofs (beam: deterministic)
         evaluator = EvaluatorRecipe.from_config(chosen.value, heldout_plain if kind == "heldout" else plain)
-        # search proofs become training data, reference proofs the exact-match references: both pruned
-        actor = {**(plain.get("actor") or {}), "prune_proofs": kind in ("search", "search-policy", "reference")}
+        actor = pool_actor_settings(kind, plain.get("actor") or {})
         problems = tuple(by_id[p] for p in problem_ids)
         search = {**plain, "method": "mcts"}
 
@@ -217,5 +227,5 @@ def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
             for r in records if r.lemma in ids]
 
 
-__all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "logprob_scorer", "run_expert_iteration",
-           "script_references"]
+__all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "logprob_scorer", "pool_actor_settings",
+           "run_expert_iteration", "script_references"]

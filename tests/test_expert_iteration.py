@@ -358,3 +358,19 @@ def test_a_never_proved_family_searches_with_a_larger_budget(tmp_path: Path) -> 
             assert budgets["open"] == (pytest.approx(10.0 * factor), round(50 * factor))
             assert budgets.get("done", (10.0, 50)) == (10.0, 50)
         assert "open" in budgets
+
+
+def test_heldout_goals_are_labelled_alike_whatever_rule_the_run_trains_with() -> None:
+    """The curve's value AUC compares proved goals with goals searched without a proof; with
+    `actor.unproved_targets=none` a held-out actor would write no negatives (AUC undefined, as
+    run 13's first round read) and with `root` only failed roots (an easier test than run 10's)."""
+    from alphaprover.iterate_cmd import pool_actor_settings
+    from selfplay.actor import ActorConfig
+
+    for rule in ("root", "tree", "none"):
+        trained = {"unproved_targets": rule, "min_visits_for_value": 2}
+        heldout, search = pool_actor_settings("heldout", trained), pool_actor_settings("search", trained)
+        assert ActorConfig.from_dict(heldout) == ActorConfig(min_visits_for_value=2, unproved_targets="tree")
+        assert ActorConfig.from_dict(search) == ActorConfig(min_visits_for_value=2, unproved_targets=rule,
+                                                            prune_proofs=True)
+    assert pool_actor_settings("reference", {})["prune_proofs"] and not pool_actor_settings("heldout", {})["prune_proofs"]
