@@ -47,8 +47,8 @@ class ActorConfig:
     """Hydra `train.actor`: which goals get value targets, and whether proofs are pruned.
 
     `unproved_targets` says which goals a search did not prove get the "not proved" value target
-    (`selfplay.targets.UNPROVED_RULES`: `root`, the default, only a failed search's root; `tree`
-    every goal visited `min_visits_for_value` times; `none`).
+    (`selfplay.targets.UNPROVED_RULES`: `none`, the default, no goal; `root`, only a failed search's
+    root; `tree`, every goal visited `min_visits_for_value` times).
 
     With `prune_proofs` (expert iteration), a verified proof is pruned in the prover
     (`selfplay.prune`: steps that can be left out go, the shortest closing tactic is kept) and
@@ -58,7 +58,7 @@ class ActorConfig:
 
     min_visits_for_value: int = 2
     prune_proofs: bool = False
-    unproved_targets: str = "root"
+    unproved_targets: str = "none"
 
     def __post_init__(self) -> None:
         if self.unproved_targets not in UNPROVED_RULES:

@@ -62,7 +62,7 @@ def test_an_unknown_unproved_rule_is_refused() -> None:
         episode_records(tree, "s", unproved="leaves")
     with pytest.raises(ValueError, match="actor.unproved_targets"):
         ActorConfig.from_dict({"unproved_targets": "leaves"})
-    assert ActorConfig.from_dict({}).unproved_targets == "root"
+    assert ActorConfig.from_dict({}).unproved_targets == "none"
 
 
 def test_open_leads_rank_open_goals_by_value_then_visits() -> None:
