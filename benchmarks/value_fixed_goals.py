@@ -11,6 +11,12 @@ by `--goals` (each round's `rounds/rNNN/heldout.jsonl`: proved vs searched witho
 a row reads how one head does across tests and a column how the heads of successive rounds do on
 one test. The diagonal is `curve.tsv`'s column. Nothing is searched; the held-out goals are
 evaluation data and never reach a learner.
+
+`--goals-from` takes the goal files from another run on the same slice, so runs that differ in
+one setting are scored on one test (BENCHMARKS.md, run 13: runs 12 and 13 on run 10's goals):
+
+    PYTHONPATH=. .venv/bin/python benchmarks/value_fixed_goals.py runs/expert-13 --goals-from runs/expert-10 \
+        --goals r000,r003,r006
 """
 
 from __future__ import annotations
@@ -30,10 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--goals", default="", help="rounds whose held-out goals are the tests (default: all)")
     parser.add_argument("--versions", default="", help="published versions to score (default: all)")
+    parser.add_argument("--goals-from", type=Path, default=None,
+                        help="another run whose rounds' goal files are the tests (default: run_dir's own)")
     args = parser.parse_args(argv)
-    rounds_dir, weights_dir = args.run_dir / "rounds", args.run_dir / "weights"
+    goals_run = args.goals_from or args.run_dir
+    rounds_dir, weights_dir = goals_run / "rounds", args.run_dir / "weights"
     if not rounds_dir.is_dir() or not weights_dir.is_dir():
-        print(f"error: {args.run_dir} is not an expert-iteration run (no rounds/ or weights/)", file=sys.stderr)
+        print(f"error: {args.run_dir} (weights) or {goals_run} (goals) is not an expert-iteration run "
+              "(no weights/ or rounds/)", file=sys.stderr)
         return 2
     goal_rounds = args.goals.split(",") if args.goals else sorted(
         p.parent.name for p in rounds_dir.glob("r*/heldout.jsonl"))
@@ -41,9 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     missing = [r for r in goal_rounds if not (rounds_dir / r / "heldout.jsonl").is_file()] + \
         [v for v in versions if not (weights_dir / v / "config.json").is_file()]
     if missing:
-        print(f"error: not in {args.run_dir}: {', '.join(missing)}", file=sys.stderr)
+        print(f"error: not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    print(f"value AUC, proved vs unproved held-out goals: {args.run_dir}")
+    print(f"value AUC, proved vs unproved held-out goals: weights of {args.run_dir}, goals of {goals_run}")
     print("| version | " + " | ".join(f"{r}'s goals" for r in goal_rounds) + " |")
     print("|---|" + "---:|" * len(goal_rounds))
     for version in versions:

@@ -202,3 +202,31 @@ def test_value_label_replay_applies_the_actors_rules_to_tree_records() -> None:
         for rule in ("root", "none"):
             assert list(kept_records(episode, rule)) == episode_records(tree, "s", unproved=rule)
     assert [len(episode_records(tree, "s", unproved="tree")) for tree in (failed, proved)] == [2, 2]  # both rewritten
+
+
+def test_value_fixed_goals_scores_one_runs_weights_on_another_runs_goals(tmp_path: Path, capsys) -> None:
+    import torch
+
+    from benchmarks.policy_baselines import value_auc
+    from benchmarks.value_fixed_goals import main as value_fixed_goals
+    from networks.checkpoint import save_checkpoint
+    from networks.model import ProverModel, ProverModelConfig
+    from networks.tokenizer import ProofTokenizer
+
+    goals = [("x : R\n⊢ x + 1 > x", True), ("n : nat\n⊢ n + 0 = n", True), ("x : R\n⊢ x * x < 0", False),
+             ("f : R -> R\n⊢ f 3 = 7", False)]
+    tokenizer = ProofTokenizer.train([g for g, _ in goals] + ["lra.", "lia."] * 4, vocab_size=300)
+    config = ProverModelConfig(vocab_size=tokenizer.vocab_size, d_model=32, d_ff=64, num_heads=2, encoder_layers=1,
+                               decoder_layers=1, dropout=0.0, max_goal_tokens=32, max_tactic_tokens=16)
+    torch.manual_seed(0)
+    weights = save_checkpoint(tmp_path / "a" / "weights" / "v000000", ProverModel(config), tokenizer)
+    (tmp_path / "a" / "rounds").mkdir()  # run a: weights, no goal files of its own
+    heldout = tmp_path / "b" / "rounds" / "r000" / "heldout.jsonl"
+    heldout.parent.mkdir(parents=True)
+    heldout.write_text(json.dumps({"problem": "p", "proved": True, "goals": [[g, label] for g, label in goals]}) + "\n",
+                       encoding="utf-8")
+    assert value_fixed_goals([str(tmp_path / "a"), "--goals", "r000"]) == 2  # not in run a
+    assert "r000" in capsys.readouterr().err
+    assert value_fixed_goals([str(tmp_path / "a"), "--goals-from", str(tmp_path / "b"), "--goals", "r000"]) == 0
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    assert row == f"| v000000 | {value_auc(str(weights), heldout):.3f} |"
