@@ -8,6 +8,12 @@ A prover runs in its own session (its own process group), so that a tactic's hel
   tells it which groups are live, and at end-of-file — the kernel closes the pipe when the owner
   dies, however it dies — it kills every group still registered. Without it a killed evaluation
   left `csdpcert` running `csdp` at full speed for 40 minutes, under the next run's timed searches.
+
+The guardian is a *grandchild* of the owner: the process the owner starts forks the reader and
+only waits for it (so the owner can still tell whether its guardian lives). Ray kills a dying
+worker's direct children (`RAY_kill_child_processes_on_worker_exit`, on by default), not their
+descendants: a guardian that was a direct child died with coqtop, before it could kill the group,
+and `csdpcert` was left behind, orphaned, through expert iteration's learning phase.
 """
 
 from __future__ import annotations
@@ -21,6 +27,11 @@ import threading
 
 _GUARDIAN_SOURCE = r"""
 import os, signal, sys
+reader = os.fork()
+if reader:  # the owner's direct child: it reads nothing and lives as long as the reader does
+    os.close(0)
+    os.waitpid(reader, 0)
+    sys.exit(0)
 groups = set()
 for line in sys.stdin.buffer:
     (groups.add if line[:1] == b"+" else groups.discard)(int(line[1:]))

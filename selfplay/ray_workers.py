@@ -9,6 +9,7 @@ because only the driver writes the replay buffer.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -32,6 +33,10 @@ class _ActorHost:
 
     def pid(self) -> int:
         return os.getpid()
+
+    def close(self) -> None:
+        """Close the actor's prover (its whole process group) before Ray kills this process."""
+        self.actor.close()
 
 
 def init_ray(address: str, num_cpus: int) -> None:
@@ -112,9 +117,17 @@ class RayActors:
 
         return ray.get([h.pid.remote() for h in self.handles])
 
-    def close(self) -> None:
+    def close(self, grace_seconds: float = 30.0) -> None:
+        """Each actor closes its prover first (its process group killed by `kill_process`), then
+        Ray kills it: `ray.kill` alone left a prover's helpers behind (`csdpcert` running `csdp`
+        through the next phase). An actor that does not answer in `grace_seconds` is killed anyway."""
         import ray
 
+        if not self.handles:
+            return
+        closing = [handle.close.remote() for handle in self.handles]
+        with contextlib.suppress(Exception):  # a dead or stuck actor: killed below all the same
+            ray.wait(closing, num_returns=len(closing), timeout=grace_seconds)
         for handle in self.handles:
             ray.kill(handle, no_restart=True)
         self.handles = []

@@ -20,6 +20,33 @@ def _alive(pid: int) -> bool:
         return handle.read().split()[2] != "Z"  # a zombie is dead, only not reaped yet
 
 
+_OWNER_SOURCE = """
+import subprocess, sys, time
+from lean_interface._processes import guard_group
+proc = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!; sleep 60"], stdout=subprocess.PIPE, start_new_session=True)
+guard_group(proc)
+print(proc.pid, proc.stdout.readline().decode().strip(), flush=True)
+time.sleep(60)
+"""
+
+
+def _start_owner() -> tuple[subprocess.Popen[bytes], int, int]:
+    """An owner process (a Ray worker, say) running a guarded prover (`leader`) whose helper
+    (`helper`, in the leader's group) runs on: (owner, leader, helper)."""
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    owner = subprocess.Popen([sys.executable, "-c", _OWNER_SOURCE], stdout=subprocess.PIPE, cwd=root,
+                             env={**os.environ, "PYTHONPATH": root})
+    leader, helper = (int(pid) for pid in owner.stdout.readline().split())
+    return owner, leader, helper
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="utf-8") as handle:
+        return [int(child) for child in handle.read().split()]
+
+
 def test_the_group_is_killed_after_its_leader_exited() -> None:
     # the leader starts a helper in its own group and exits, as coqtop leaves csdpcert behind
     proc = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!"], stdout=subprocess.PIPE, start_new_session=True)
@@ -37,20 +64,7 @@ def test_the_group_is_killed_after_its_leader_exited() -> None:
 def test_the_group_is_killed_when_its_owner_dies_without_closing_it() -> None:
     """The owner (a Ray worker, say) is SIGKILLed while its prover's helper runs: the guardian
     kills the prover's group — leader and helper — with no `kill_process` call at all."""
-    import sys
-
-    owner_source = """
-import subprocess, sys, time
-from lean_interface._processes import guard_group
-proc = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!; sleep 60"], stdout=subprocess.PIPE, start_new_session=True)
-guard_group(proc)
-print(proc.pid, proc.stdout.readline().decode().strip(), flush=True)
-time.sleep(60)
-"""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    owner = subprocess.Popen([sys.executable, "-c", owner_source], stdout=subprocess.PIPE, cwd=root,
-                             env={**os.environ, "PYTHONPATH": root})
-    leader, helper = (int(pid) for pid in owner.stdout.readline().split())
+    owner, leader, helper = _start_owner()
     assert _alive(leader) and _alive(helper) and os.getpgid(helper) == leader
     owner.kill()
     owner.wait()
@@ -89,3 +103,25 @@ def test_a_checker_run_returns_its_exit_code_and_output(tmp_path) -> None:
     from lean_interface.coq.kernel_check import _run
 
     assert _run(["sh", "-c", "echo out; echo err >&2; exit 3"], str(tmp_path), 10.0) == (3, "out\nerr\n")
+
+
+def test_the_group_is_killed_when_the_owners_direct_children_are_killed_with_it() -> None:
+    """Ray kills a dying worker's direct children before the worker itself: the prover's leader
+    and whatever the owner started — but not their descendants. The prover's helper must still
+    die: the guardian that kills its group is not a direct child of the owner."""
+    import signal
+
+    owner, leader, helper = _start_owner()
+    children = _children(owner.pid)
+    assert leader in children and helper not in children and len(children) == 2  # the leader and the guardian's parent
+    deadline = time.monotonic() + 10
+    while not any(_children(child) for child in children if child != leader) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the guardian's parent has started its reader (long done in a real run)
+    for child in children:  # what Ray does on a worker's exit
+        os.kill(child, signal.SIGKILL)
+    owner.kill()
+    owner.wait()
+    deadline = time.monotonic() + 10
+    while _alive(helper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(helper)

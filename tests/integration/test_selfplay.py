@@ -118,8 +118,36 @@ def test_a_killed_ray_actor_is_restarted_and_the_pool_goes_on(tmp_path: Path, so
             again.extend(pool.poll(timeout=1.0))
         assert [e is not None and e.proved for _, e in again] == [True, True]
         assert {e.actor for _, e in again} == {"actor-0", "actor-1"}
+        provers = [child for pid in pool.pids() for child in _children(pid) if _is_coqtop(child)]
+        assert len(provers) == 2  # one coqtop per actor
+        pool.close()  # each actor closes its prover, then Ray kills the actor
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in provers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in provers)
     finally:
         pool.close()
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="utf-8") as handle:
+        return [int(child) for child in handle.read().split()]
+
+
+def _is_coqtop(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"coqtop" in handle.read().split(b"\0")[0]
+    except FileNotFoundError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_the_dev_subset_cannot_be_a_source(tmp_path: Path) -> None:
