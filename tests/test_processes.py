@@ -9,15 +9,8 @@ import time
 import pytest
 
 from lean_interface._processes import kill_process
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-        return handle.read().split()[2] != "Z"  # a zombie is dead, only not reaped yet
+from tests.procfs import alive as _alive
+from tests.procfs import children as _children
 
 
 _OWNER_SOURCE = """
@@ -40,11 +33,6 @@ def _start_owner() -> tuple[subprocess.Popen[bytes], int, int]:
                              env={**os.environ, "PYTHONPATH": root})
     leader, helper = (int(pid) for pid in owner.stdout.readline().split())
     return owner, leader, helper
-
-
-def _children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children", encoding="utf-8") as handle:
-        return [int(child) for child in handle.read().split()]
 
 
 def test_the_group_is_killed_after_its_leader_exited() -> None:

@@ -19,6 +19,8 @@ import pytest
 from alphaprover.config import UsageError
 from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
 from selfplay.episode import Episode
+from tests.procfs import alive as _alive
+from tests.procfs import children as _children
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -126,23 +128,10 @@ def test_a_killed_ray_actor_is_restarted_and_the_pool_goes_on(tmp_path: Path, so
         pool.close()
 
 
-def _children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children", encoding="utf-8") as handle:
-        return [int(child) for child in handle.read().split()]
-
-
 def _is_coqtop(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
             return b"coqtop" in handle.read().split(b"\0")[0]
-    except FileNotFoundError:
-        return False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
 
