@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from lean_interface.problems.benchmarks import dev_problem_of
+from lean_interface.problems.benchmarks import held_out_problem_of
 from search.config import reject_unknown_keys
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
@@ -170,9 +170,9 @@ class ExpertIteration:
         overlap = sorted(set(self.train) & set(self.heldout))
         if overlap:
             raise ValueError(f"problems both trained on and held out: {', '.join(overlap[:3])}")
-        dev = [p.id for p in (*train, *heldout) if dev_problem_of(p.theorem.name, p.theorem)]
+        dev = [reason for p in (*train, *heldout) if (reason := held_out_problem_of(p.theorem.name, p.theorem))]
         if dev:
-            raise ValueError(f"dev-subset problems cannot enter expert iteration: {', '.join(dev[:3])}")
+            raise ValueError(f"dev-subset or test-split problems cannot enter expert iteration: {', '.join(dev[:3])}")
         if not cfg.resume and (self.run_dir / "iteration.json").exists():
             raise ValueError(f"{self.run_dir} already holds a run (use resume=true or a new run_dir)")
         self.run_dir.mkdir(parents=True, exist_ok=True)

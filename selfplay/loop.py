@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from lean_interface.problems.benchmarks import dev_problem_of
+from lean_interface.problems.benchmarks import held_out_problem_of
 from search.config import reject_unknown_keys
 from selfplay.actor import Actor, SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
@@ -115,9 +115,9 @@ class SelfPlay:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.problems = {p.id: p for p in problems}
-        dev = [name for name, problem in self.problems.items() if dev_problem_of(name, problem.theorem)]
-        if dev:  # the dev subset is for measuring only (docs/ARCHITECTURE.md §Data)
-            raise ValueError(f"dev-subset problems cannot be self-play problems: {', '.join(dev[:3])}")
+        dev = [reason for name, problem in self.problems.items() if (reason := held_out_problem_of(name, problem.theorem))]
+        if dev:  # the dev subset is for measuring only, the test split held out (docs/ARCHITECTURE.md §Data)
+            raise ValueError(f"dev-subset or test-split problems cannot be self-play problems: {', '.join(dev[:3])}")
         if not cfg.resume and (self.run_dir / "buffer").exists():
             raise ValueError(f"{self.run_dir} already holds a run (use resume=true or a new run_dir)")
         self.buffer = ReplayBuffer(self.run_dir / "buffer", cfg.buffer_capacity)

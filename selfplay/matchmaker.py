@@ -17,8 +17,9 @@ proved it is only attempted as a proof. The budget grows with failure: base × `
 (consecutive most recent failed attempts on this problem, prove or disprove alike), capped at
 `max_budget_factor` × base, for seconds and simulations alike.
 
-The dev subset (docs/ARCHITECTURE.md §Data) is for measuring only: the constructor refuses any
-problem `lean_interface.problems.benchmarks.is_dev_problem` names, so no dev problem can reach self-play.
+The dev subset (docs/ARCHITECTURE.md §Data) is for measuring only and the test split is held out:
+the constructor refuses any problem `lean_interface.problems.benchmarks.held_out_problem_of` names
+(a variant of one too), so neither can reach self-play.
 
 When every weight is 0 (every problem disproved), `next_attempt` raises `NoProblemsLeft`.
 State is JSON-able (`state_dict` / `load_state_dict`, including the random generator), and can be
@@ -34,7 +35,7 @@ from collections import Counter, deque
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Iterable, Sequence
 
-from lean_interface.problems.benchmarks import is_dev_problem
+from lean_interface.problems.benchmarks import held_out_problem_of
 from search.config import config_from_dict
 from selfplay.episode import Episode
 
@@ -137,9 +138,9 @@ class Matchmaker:
         duplicates = sorted(p for p, count in Counter(ids).items() if count > 1)
         if duplicates:
             raise ValueError(f"duplicate problem ids: {', '.join(duplicates[:5])}")
-        dev = [p for p in ids if is_dev_problem(p)]
+        dev = [p for p in ids if held_out_problem_of(p)]
         if dev:
-            raise ValueError(f"dev-subset problems are for measuring only and may not be used in self-play: "
+            raise ValueError(f"dev-subset and test-split problems are held out and may not be used in self-play: "
                              f"{', '.join(dev[:5])}{' …' if len(dev) > 5 else ''}")
         self.config = config or MatchmakerConfig()
         self.problem_ids: tuple[str, ...] = tuple(ids)

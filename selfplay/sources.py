@@ -53,7 +53,7 @@ from typing import Iterable, Protocol, Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
-from lean_interface.problems.benchmarks import Problem, dev_problem_of, load_benchmark
+from lean_interface.problems.benchmarks import Problem, held_out_problem_of, load_benchmark
 from lean_interface.problems.factory.build import read_items
 from lean_interface.problems.factory.family import TRAIN
 from selfplay.actor import SourceProblem
@@ -160,10 +160,10 @@ def _benchmark_problems(spec: str, purpose: str = "") -> list[Problem]:
             raise
         raise ValueError(f"{error}; other source specs: stdlib:<root>[:<limit>], variants:<spec>[:<n>], "
                          "factory:<jsonl>[:<limit>]") from None
-    dev = [p.name for p in loaded if dev_problem_of(p.name, p.theorem)]
-    if dev:
-        raise ValueError(f"source {spec} contains dev-subset problems ({', '.join(dev[:3])}); "
-                         f"the dev subset is for measuring only{purpose}")
+    held_out = [reason for p in loaded if (reason := held_out_problem_of(p.name, p.theorem))]
+    if held_out:
+        raise ValueError(f"source {spec} contains dev-subset or test-split problems ({', '.join(held_out[:3])}); "
+                         f"the dev subset is for measuring only and the test split is held out{purpose}")
     return loaded
 
 
@@ -194,10 +194,10 @@ def factory_source(spec: SourceSpec) -> list[SourceProblem]:
     items = read_items(Path(spec.target), split=TRAIN)
     if not items:
         raise ValueError(f"factory source {spec.target}: no train items")
-    dev = [item.name for item in items if dev_problem_of(item.name, item.theorem())]
-    if dev:
-        raise ValueError(f"factory source {spec.target} states dev-subset problems ({', '.join(dev[:3])}); "
-                         "the dev subset is for measuring only")
+    held_out = [reason for item in items if (reason := held_out_problem_of(item.name, item.theorem()))]
+    if held_out:
+        raise ValueError(f"factory source {spec.target} states dev-subset or test-split problems "
+                         f"({', '.join(held_out[:3])}); the dev subset is for measuring only and the test split is held out")
     chosen = sorted(spread_order(len(items))[:spec.count]) if spec.count else range(len(items))
     return _dedup((SourceProblem(f"factory/{items[i].name}", "factory", items[i].theorem()),
                    statement_key(items[i].theorem())) for i in chosen)
@@ -250,7 +250,8 @@ def variants_source(spec: SourceSpec, cache_dir: Path | None, env: ProofEnv | No
                 ours = [SourceProblem(f"variants/{v.name}", "variants", v) for v in variants]
                 if partial is not None:
                     partial.add(problem.name, ours)
-            made.extend((p, statement_key(p.theorem)) for p in ours)
+            # a variant that happens to state a held-out problem (by statement) is dropped, not trained on
+            made.extend((p, statement_key(p.theorem)) for p in ours if not held_out_problem_of(p.id, p.theorem))
     problems = _dedup(made)
     if path is not None:
         write_cache(path, key, raw_spec, problems, targets=len(targets),

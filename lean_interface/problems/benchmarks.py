@@ -83,6 +83,48 @@ def dev_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
     return _dev_statements().get(statement_without_name(theorem.statement))
 
 
+#: the suffixes the variant makers add to a target's name (`ttrl.variants`: `_v3`, `_sg2`, `_sg1_4`,
+#: `_b5`, `_lm1`); a variant's name with them stripped is its target's
+_VARIANT_SUFFIX = re.compile(r"_(?:v|sg|b|lm)\d+(?:_\d+)*$")
+
+
+def base_problem_name(name: str) -> str:
+    """The problem a name belongs to: `benchmark/` prefixes and variant suffixes stripped
+    (`variants/aime_1983_p9_v3` → `aime_1983_p9`), so a variant is held out with its target."""
+    base = name.rpartition("/")[2]
+    while _VARIANT_SUFFIX.search(base):
+        base = _VARIANT_SUFFIX.sub("", base)
+    return base
+
+
+@functools.cache
+def minif2f_test_names() -> frozenset[str]:
+    """Names of miniF2F's test split (the test rows of the bundled Lean file: the same problems
+    as the Coq test split, which is not bundled). Never trained on, in any language."""
+    path = BUNDLED["minif2f-lean-test"][0]
+    names = set()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line) if line.strip() else {}
+            if row.get("split") == "test":
+                names.add(row["name"])
+    return frozenset(names)
+
+
+def held_out_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
+    """Why a problem may not be trained on, else None: `"<name> (dev subset)"` for a dev problem
+    by name or by statement (`dev_problem_of`), `"<name> (test split)"` for a miniF2F test problem
+    by name — and the same for a variant of either (its name carries its target's,
+    `base_problem_name`). Every path that trains applies it (docs/ARCHITECTURE.md §Data)."""
+    base = base_problem_name(name)
+    dev = dev_problem_of(base, theorem)
+    if dev is not None:
+        return f"{dev} (dev subset)"
+    if base in minif2f_test_names():
+        return f"{base} (test split)"
+    return None
+
+
 def load_benchmark(spec: str) -> list[Problem]:
     """Problems of a bundled benchmark name, a `.v` directory, a single `.v` file or a `.jsonl` file.
 

@@ -1,0 +1,106 @@
+"""No training source can yield a dev-subset or test-split problem, or a variant of one, by name or
+by statement (docs/ARCHITECTURE.md §Data): the one guard (`held_out_problem_of`) and every
+training entry point that applies it — benchmark and factory sources, the matchmaker."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lean_interface.api import Theorem
+from lean_interface.problems.benchmarks import (BUNDLED, base_problem_name, dev_problem_names, held_out_problem_of,
+                                                load_benchmark, minif2f_test_names)
+from lean_interface.problems.factory.build import write_items
+from lean_interface.problems.factory.family import TRAIN, Item
+from selfplay.matchmaker import Matchmaker
+from selfplay.sources import load_all
+
+VALID = BUNDLED["minif2f-rocq-valid"][0]
+
+
+def test_variant_names_lead_back_to_their_target() -> None:
+    assert base_problem_name("variants/aime_1983_p9_v3") == "aime_1983_p9"
+    assert base_problem_name("mathd_algebra_10_sg2_7") == "mathd_algebra_10"
+    assert base_problem_name("amc12a_2019_p21_b12") == "amc12a_2019_p21"
+    assert base_problem_name("x_lm1_v2") == "x"
+    assert base_problem_name("minif2f-rocq-train/amc12a_2019_p21") == "amc12a_2019_p21"
+    assert base_problem_name("induction_12dvd4expnp1p20") == "induction_12dvd4expnp1p20"
+
+
+def test_test_split_names_come_from_the_lean_file_and_miss_the_valid_split() -> None:
+    names = minif2f_test_names()
+    assert len(names) == 244
+    valid = {path.stem for path in VALID.glob("*.v")}
+    assert not names & valid
+    assert {p.name for p in load_benchmark("minif2f-lean-test")} == set(names)
+
+
+def test_every_dev_and_test_problem_and_its_variants_are_held_out() -> None:
+    for name in sorted(dev_problem_names()):
+        for spelled in (name, f"minif2f-rocq-valid/{name}", f"variants/{name}_v4", f"{name}_sg1_2", f"{name}_b3"):
+            assert held_out_problem_of(spelled) == f"{name} (dev subset)", spelled
+    for name in sorted(minif2f_test_names()):
+        for spelled in (name, f"minif2f-lean-test/{name}", f"variants/{name}_v1", f"{name}_lm2"):
+            assert held_out_problem_of(spelled) == f"{name} (test split)", spelled
+    train = [p for p in load_benchmark("minif2f-rocq-train") if p.theorem is not None]
+    assert train and not [p.name for p in train if held_out_problem_of(p.name, p.theorem)]
+
+
+def test_a_dev_statement_under_another_name_is_held_out() -> None:
+    dev = next(p for p in load_benchmark("minif2f-rocq-dev") if p.theorem is not None)
+    renamed = Theorem(name="innocent", header=dev.theorem.header,
+                      statement=dev.theorem.statement.replace(dev.name, "innocent", 1))
+    assert held_out_problem_of("innocent", renamed) == f"{dev.name} (dev subset)"
+    assert held_out_problem_of("innocent_v2", renamed) == f"{dev.name} (dev subset)"
+
+
+def test_training_sources_refuse_test_problems_and_variants_of_held_out_ones(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="test-split"):
+        load_all(["minif2f-lean-test"], tmp_path / "cache")
+    with pytest.raises(ValueError, match="test-split"):
+        load_all(["variants:minif2f-lean-test:2"], tmp_path / "cache", make_variants=lambda t, n, env: [])
+    # a .v directory holding a dev problem renamed as one of its variants
+    dev_name = sorted(dev_problem_names())[0]
+    directory = tmp_path / "renamed"
+    directory.mkdir()
+    text = (VALID / f"{dev_name}.v").read_text(encoding="utf-8")
+    (directory / f"{dev_name}_v7.v").write_text(text.replace(dev_name, f"{dev_name}_v7"), encoding="utf-8")
+    with pytest.raises(ValueError, match="dev-subset"):
+        load_all([str(directory)], tmp_path / "cache")
+
+
+def test_factory_source_refuses_a_test_named_item(tmp_path: Path) -> None:
+    test_name = sorted(minif2f_test_names())[0]
+    path = tmp_path / "factory.jsonl"
+    write_items([Item(f"{test_name}_v1", "linear_equation", 0, TRAIN, "Require Import Reals.\nOpen Scope R_scope.",
+                      f"Theorem {test_name}_v1 : forall x : R, x = x.")], path)
+    with pytest.raises(ValueError, match="test-split"):
+        load_all([f"factory:{path}"], tmp_path / "cache")
+
+
+def test_matchmaker_refuses_held_out_ids() -> None:
+    test_name = sorted(minif2f_test_names())[0]
+    for problem_id in (f"variants/{test_name}_v2", f"variants/{sorted(dev_problem_names())[0]}_v2"):
+        with pytest.raises(ValueError, match="held out") as info:
+            Matchmaker(["minif2f-rocq-train/amc12a_2019_p21", problem_id])
+        assert problem_id in str(info.value)
+
+
+def test_a_variant_that_states_a_dev_problem_is_dropped(tmp_path: Path) -> None:
+    dev = next(p for p in load_benchmark("minif2f-rocq-dev") if p.theorem is not None)
+    train_name = next(p.name for p in load_benchmark("minif2f-rocq-train") if p.theorem is not None)
+    directory = tmp_path / "one"
+    directory.mkdir()
+    shutil.copy(VALID / f"{train_name}.v", directory / f"{train_name}.v")
+
+    def make_variants(target: Theorem, count: int, env: object) -> list[Theorem]:
+        clash = Theorem(name=f"{target.name}_v1", header=dev.theorem.header,
+                        statement=dev.theorem.statement.replace(dev.name, f"{target.name}_v1", 1))
+        fine = Theorem(name=f"{target.name}_v2", header=target.header,
+                       statement=f"Theorem {target.name}_v2 : 1 = 1.")
+        return [clash, fine]
+
+    problems = load_all([f"variants:{directory}:2"], None, make_variants=make_variants)
+    assert [p.id for p in problems] == [f"variants/{train_name}_v2"]
