@@ -19,6 +19,7 @@ from lean_interface.problems.factory import build as B
 from lean_interface.problems.factory.elaborate import CoqElaborator
 from lean_interface.problems.factory.family import (HELDOUT, HELDOUT_SEED_START, TRAIN, Candidate, Draft, Family,
                                                     candidate)
+from lean_interface.problems.factory.surface import uses_minif2f_surface
 
 pytestmark = pytest.mark.integration
 
@@ -88,6 +89,24 @@ def test_sampled_statements_are_true_by_their_proofs(prover: Prover) -> None:
             problem = prover.proves(item)
             if problem is not None:
                 failures.append(f"{item.statement}\n  {problem}")
+    assert not failures, "\n".join(failures)
+
+
+def test_every_family_in_minif2f_form_is_proved_by_its_script_after_intros(prover: Prover) -> None:
+    """The surface (`factory/surface.py`): for every family with binders or hypotheses, its first
+    seed rendered as `forall …, H -> … -> C` under a train-split header is proved by the family's
+    script opened with `intros.`, the hypotheses named H, H0, … as Coq names them."""
+    failures = []
+    for family in FAMILIES:
+        draft = family.draft(0)
+        if not (draft.binders or draft.hypotheses):
+            continue
+        seed = next(s for s in range(200) if uses_minif2f_surface(family.name, s))
+        item = candidate(family, seed)
+        assert item.proof.startswith("intros.") and ": forall " in item.statement or not draft.binders, item.statement
+        problem = prover.proves(item)
+        if problem is not None:
+            failures.append(f"{item.header!r} {item.statement}\n  {problem}")
     assert not failures, "\n".join(failures)
 
 

@@ -21,6 +21,8 @@ from typing import Callable
 
 from lean_interface.api import Theorem
 from lean_interface.problems.factory.render import HEADERS, signature
+from lean_interface.problems.factory.surface import (forall_statement, minif2f_header, minif2f_proof,
+                                                      uses_minif2f_surface)
 
 #: families kept whole for evaluation: never trained on
 HELDOUT_FAMILIES: frozenset[str] = frozenset({"fe_symmetric", "sum_poly_induction"})
@@ -118,11 +120,19 @@ def split_of(family: str, seed: int) -> str:
 
 
 def candidate(family: Family, seed: int) -> Candidate:
-    """Family `family`'s statement for `seed`, with its name, split and header."""
+    """Family `family`'s statement for `seed`, with its name, split and header: the family's
+    binder form (`Theorem n (x : R) (h0 : P) : C.` under the family's header), or for a share of
+    the seeds miniF2F's form (`Theorem n : forall x : R, P -> C.` under a train-split header, the
+    script opening with `intros.`; `surface`). A statement with neither binders nor hypotheses
+    reads the same either way and keeps the binder form."""
     draft = family.draft(seed)
     name = theorem_name(family.name, seed)
-    return Candidate(name, family.name, seed, split_of(family.name, seed), family.header,
-                     f"Theorem {name} {draft.signature()}.", draft.proof)
+    split = split_of(family.name, seed)
+    if (draft.binders or draft.hypotheses) and uses_minif2f_surface(family.name, seed):
+        statement = forall_statement(draft.binders, draft.hypotheses, draft.conclusion)
+        return Candidate(name, family.name, seed, split, minif2f_header(family.domain, family.name, seed),
+                         f"Theorem {name} : {statement}.", minif2f_proof(draft.proof, len(draft.hypotheses)))
+    return Candidate(name, family.name, seed, split, family.header, f"Theorem {name} {draft.signature()}.", draft.proof)
 
 
 def nonzero(rng: random.Random, low: int, high: int) -> int:

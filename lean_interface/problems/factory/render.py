@@ -115,15 +115,21 @@ def conjunction(parts: Sequence[str]) -> str:
     return " /\\ ".join(parts)
 
 
-def signature(binders: Sequence[tuple[str, str]], hypotheses: Sequence[str], conclusion: str) -> str:
-    """The part of a binder-style theorem after its name: `(x y : R) (h0 : …) : conclusion`.
-    Consecutive binders of one type share parentheses, like miniF2F's `(x y : R)`."""
+def binder_groups(binders: Sequence[tuple[str, str]]) -> list[tuple[list[str], str]]:
+    """Consecutive binders of one type grouped: [(x, R), (y, R), (f, R -> R)] → [([x, y], R), ([f], R -> R)]."""
     groups: list[tuple[list[str], str]] = []
     for name, type_ in binders:
         if groups and groups[-1][1] == type_:
             groups[-1][0].append(name)
         else:
             groups.append(([name], type_))
+    return groups
+
+
+def signature(binders: Sequence[tuple[str, str]], hypotheses: Sequence[str], conclusion: str) -> str:
+    """The part of a binder-style theorem after its name: `(x y : R) (h0 : …) : conclusion`.
+    Consecutive binders of one type share parentheses, like miniF2F's `(x y : R)`."""
+    groups = binder_groups(binders)
     parts = [f"({' '.join(names)} : {type_})" for names, type_ in groups]
     parts += [f"(h{i} : {hypothesis})" for i, hypothesis in enumerate(hypotheses)]
     head = " ".join(parts)
