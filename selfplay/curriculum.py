@@ -21,6 +21,12 @@ With `curriculum_max_budget` > 1 a factory item's search budget (seconds and sim
 also scaled by `budget_factor` of its family's record: 1 while the family is proved half the
 time or more, up to that factor for a family never proved.
 
+Competition problems and their variants (the train split, `variants:` sources) are drawn the
+same way with a different family and weight: a problem and its variants form one family
+(`target_of`), weighed by `frontier_weight` — highest for a target proved sometimes, not always
+(a variant proved, the target not yet): where search is about to reach, as STP and AlphaProof
+train on statements near the prover's frontier.
+
 Pure functions of the search history and a seeded generator: a resumed round plans the same
 batch.
 """
@@ -31,9 +37,13 @@ import random
 from collections import deque
 from typing import Callable, Iterable, Mapping, Sequence
 
+from lean_interface.problems.benchmarks import base_problem_name
+
 #: iteration.curriculum values: "attempts" = fewest attempts first (items in a seeded shuffle),
 #: "family" = families weighed by `family_weight` (factory items only; other sources keep "attempts")
 CURRICULA = ("attempts", "family")
+#: the least weight `frontier_weight` gives a target
+FRONTIER_FLOOR = 0.1
 
 
 def family_records(history: Iterable[tuple[str, bool]], family_of: Callable[[str], str],
@@ -55,6 +65,24 @@ def family_weight(proved: int, attempted: int) -> float:
     return 1.0 - (proved + 1) / (attempted + 2)
 
 
+def frontier_weight(proved: int, attempted: int) -> float:
+    """How near the frontier a target is: 4·p(1 − p) for its smoothed pass rate p = (proved + 1) /
+    (attempted + 2), floored at `FRONTIER_FLOOR`. 1 for an untried target or one proved half the
+    time; ≈ 0.27 for one never (or always) proved in 12 — STP's lesson: statements the prover
+    proves sometimes, not always, teach most; the floor keeps the rest searched now and then."""
+    if not 0 <= proved <= attempted:
+        raise ValueError(f"proved ({proved}) must be in [0, attempted ({attempted})]")
+    rate = (proved + 1) / (attempted + 2)
+    return max(FRONTIER_FLOOR, 4.0 * rate * (1.0 - rate))
+
+
+def target_of(problem: str) -> str:
+    """The competition problem an id belongs to: a variant's target, a benchmark problem itself
+    (`variants/amc12a_2019_p21_v3`, `minif2f-rocq-train/amc12a_2019_p21` → `amc12a_2019_p21`), so
+    a target and its variants share one record."""
+    return base_problem_name(problem)
+
+
 def budget_factor(proved: int, attempted: int, max_factor: float) -> float:
     """How many times the base search budget an item of a family with this record gets: 1 for a
     family proved at least half the time (or unseen), rising linearly with the evidence of failure
@@ -67,7 +95,8 @@ def budget_factor(proved: int, attempted: int, max_factor: float) -> float:
 
 def weighted_by_family(candidates: Sequence[str], family_of: Callable[[str], str],
                        records: dict[str, tuple[int, int]], rng: random.Random, count: int,
-                       attempts: Mapping[str, int] | None = None) -> list[str]:
+                       attempts: Mapping[str, int] | None = None,
+                       weight: Callable[[int, int], float] = family_weight) -> list[str]:
     """Up to `count` of `candidates`: each turn a family drawn with probability ∝ `family_weight`
     of its record (unseen: (0, 0)) among families with candidates left, then that family's next
     candidate in `candidates`' order. With `attempts` (per problem), candidates with fewer
@@ -78,16 +107,16 @@ def weighted_by_family(candidates: Sequence[str], family_of: Callable[[str], str
         tiers.setdefault(0 if attempts is None else attempts.get(problem, 0), []).append(problem)
     chosen: list[str] = []
     for tier in sorted(tiers):
-        chosen += _draw(tiers[tier], family_of, records, rng, count - len(chosen))
+        chosen += _draw(tiers[tier], family_of, records, rng, count - len(chosen), weight)
     return chosen
 
 
 def _draw(candidates: Sequence[str], family_of: Callable[[str], str], records: dict[str, tuple[int, int]],
-          rng: random.Random, count: int) -> list[str]:
+          rng: random.Random, count: int, weight: Callable[[int, int], float]) -> list[str]:
     queues: dict[str, deque[str]] = {}
     for problem in candidates:
         queues.setdefault(family_of(problem), deque()).append(problem)
-    weights = {family: family_weight(*records.get(family, (0, 0))) for family in queues}
+    weights = {family: weight(*records.get(family, (0, 0))) for family in queues}
     chosen: list[str] = []
     while queues and len(chosen) < count:
         families = sorted(queues)
@@ -98,4 +127,5 @@ def _draw(candidates: Sequence[str], family_of: Callable[[str], str], records: d
     return chosen
 
 
-__all__ = ["CURRICULA", "budget_factor", "family_records", "family_weight", "weighted_by_family"]
+__all__ = ["CURRICULA", "FRONTIER_FLOOR", "budget_factor", "family_records", "family_weight", "frontier_weight",
+           "target_of", "weighted_by_family"]

@@ -239,34 +239,52 @@ def _draw(pool: Sequence[TrainingRecord], n: int, rng: random.Random) -> list[Tr
 
 
 class MixedSampler:
-    """Learner batches mixing self-play records with the supervised data.
+    """Learner batches mixing self-play records with the supervised data and the library.
 
-    `sample(n)` takes `round(n * replay_fraction)` records from the replay buffer and the rest
-    from `supervised`, shuffled together. While the buffer is empty every record comes from the
-    supervised data; with no supervised data every record comes from the buffer. Within each
-    source, draws are uniform (without replacement when the source is large enough).
+    `sample(n)` takes `round(n * library_fraction)` records from `library` (the stdlib's own proofs,
+    so the policy keeps the lemma names it can only learn there: docs/ARCHITECTURE.md §Expert
+    iteration), `round(n * replay_fraction)` from the replay buffer, and the rest from
+    `supervised`, shuffled together. While the buffer is empty its share comes from the
+    supervised data; with no supervised data the rest comes from the buffer (or, while that is
+    empty too, from the library). Within each source, draws are uniform (without replacement when
+    the source is large enough). With no library the mix is replay + supervised as before.
     """
 
     def __init__(self, buffer: ReplayBuffer, supervised: Sequence[TrainingRecord], replay_fraction: float,
-                 rng: random.Random) -> None:
+                 rng: random.Random, library: Sequence[TrainingRecord] = (), library_fraction: float = 0.0) -> None:
         if not 0.0 <= replay_fraction <= 1.0:
             raise ValueError(f"replay_fraction must be in [0, 1], got {replay_fraction}")
+        if not 0.0 <= library_fraction <= 1.0 - replay_fraction:
+            raise ValueError(f"library_fraction must be in [0, 1 - replay_fraction], got {library_fraction}")
         self.buffer = buffer
         self.supervised = supervised
         self.replay_fraction = replay_fraction
+        self.library = library
+        self.library_fraction = library_fraction
         self.rng = rng
 
-    def sample(self, n: int) -> list[TrainingRecord]:
-        """`n` records (replay share as above), in random order."""
+    def shares(self, n: int) -> tuple[int, int, int]:
+        """(library, replay, supervised) record counts of a batch of `n`, as `sample` draws them."""
         if n < 0:
             raise ValueError(f"cannot sample {n} records")
+        library = round(n * self.library_fraction) if self.library else 0
+        replay = min(n - library, round(n * self.replay_fraction)) if len(self.buffer) else 0
+        supervised = n - library - replay
+        if supervised and not self.supervised:
+            if len(self.buffer):
+                replay, supervised = replay + supervised, 0
+            elif self.library:
+                library, supervised = library + supervised, 0
+            else:
+                raise ValueError("cannot sample: the replay buffer and the supervised data are both empty, and no library")
+        return library, replay, supervised
+
+    def sample(self, n: int) -> list[TrainingRecord]:
+        """`n` records (shares as above), in random order."""
+        library, replay, supervised = self.shares(n)
         if n == 0:
             return []
-        replay = round(n * self.replay_fraction) if len(self.buffer) else 0
-        if not self.supervised:
-            if not len(self.buffer):
-                raise ValueError("cannot sample: the replay buffer and the supervised data are both empty")
-            replay = n
-        batch = self.buffer.sample(replay, self.rng) + _draw(self.supervised, n - replay, self.rng)
+        batch = (self.buffer.sample(replay, self.rng) + _draw(self.supervised, supervised, self.rng)
+                 + _draw(self.library, library, self.rng))
         self.rng.shuffle(batch)
         return batch

@@ -70,3 +70,33 @@ def test_the_budget_grows_with_a_familys_failures_only() -> None:
     assert budget_factor(0, 24, 1.0) == 1.0
     with pytest.raises(ValueError):
         budget_factor(0, 24, 0.5)
+
+
+def test_frontier_weight_peaks_where_a_target_is_proved_sometimes() -> None:
+    from selfplay.curriculum import FRONTIER_FLOOR, frontier_weight
+
+    assert frontier_weight(0, 0) == 1.0 and frontier_weight(6, 12) == 1.0
+    assert frontier_weight(0, 12) == pytest.approx(4 * (1 / 14) * (13 / 14)) == frontier_weight(12, 12)
+    assert frontier_weight(3, 12) > frontier_weight(0, 12)
+    assert frontier_weight(0, 10_000) == FRONTIER_FLOOR
+    with pytest.raises(ValueError):
+        frontier_weight(3, 2)
+
+
+def test_a_target_and_its_variants_share_one_family() -> None:
+    from selfplay.curriculum import target_of
+
+    assert target_of("variants/amc12a_2019_p21_v3") == target_of("minif2f-rocq-train/amc12a_2019_p21") == \
+        target_of("variants/amc12a_2019_p21_sg2") == "amc12a_2019_p21"
+
+
+def test_frontier_draw_prefers_targets_proved_sometimes() -> None:
+    from selfplay.curriculum import frontier_weight, target_of
+
+    candidates = [f"variants/{t}_v{i}" for t in ("near", "far") for i in range(1, 200)]
+    history = [(f"variants/near_v{200 + i}", i % 2 == 0) for i in range(12)]
+    history += [(f"variants/far_v{200 + i}", False) for i in range(12)]
+    records = family_records(history, target_of, 24)
+    chosen = weighted_by_family(candidates, target_of, records, random.Random(0), 200, weight=frontier_weight)
+    near = sum(1 for p in chosen if target_of(p) == "near")
+    assert near > 130, near  # weights 1.0 vs 0.27: ~157 of 200 expected

@@ -231,3 +231,22 @@ def test_rejects_bad_sizes(tmp_path: Path) -> None:
         ReplayBuffer(tmp_path, capacity=0)
     with pytest.raises(ValueError, match="shard_episodes"):
         ReplayBuffer(tmp_path, capacity=1, shard_episodes=0)
+
+
+def test_mixed_sampler_keeps_the_library_fraction_in_every_batch(tmp_path: Path) -> None:
+    buffer = ReplayBuffer(tmp_path, capacity=100)
+    supervised = [rec(f"s{i}", source="supervised") for i in range(50)]
+    library = [rec(f"l{i}", source="library") for i in range(50)]
+    sampler = MixedSampler(buffer, supervised, 0.25, random.Random(1), library=library, library_fraction=0.2)
+    assert collections.Counter(r.source for r in sampler.sample(40)) == {"library": 8, "supervised": 32}
+    buffer.add(ep("p", *(rec(f"r{i}", source="replay") for i in range(30))))
+    assert sampler.shares(40) == (8, 10, 22)
+    assert collections.Counter(r.source for r in sampler.sample(40)) == {"library": 8, "replay": 10, "supervised": 22}
+    # no supervised data: the rest from the buffer; an empty buffer too: from the library
+    assert MixedSampler(buffer, [], 0.25, random.Random(0), library, 0.2).shares(40) == (8, 32, 0)
+    empty = ReplayBuffer(tmp_path / "empty", capacity=5)
+    assert MixedSampler(empty, [], 0.25, random.Random(0), library, 0.2).shares(10) == (10, 0, 0)
+    # no library records: its share goes to the others, the old mix exactly
+    assert MixedSampler(buffer, supervised, 0.25, random.Random(0), [], 0.2).shares(40) == (0, 10, 30)
+    with pytest.raises(ValueError, match="library_fraction"):
+        MixedSampler(buffer, supervised, 0.75, random.Random(0), library, 0.5)
