@@ -1,4 +1,4 @@
-"""The `alphaprover` command line: solve | play | eval | extract | factory | pretrain | train | ttrl | demo.
+"""The `alphaprover` command line: solve | play | eval | extract | factory | pretrain | train | ttrl | analyze | demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
 in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from alphaprover.analyze import add_arguments as add_analyze_arguments
 from alphaprover.config import UsageError, load_config, load_run_config, save_config, to_plain
 from lean_interface.api import EnvError
 
@@ -100,6 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     ttrl.add_argument("--name", default="user_theorem", help="theorem name for a bare statement")
     ttrl.add_argument("overrides", nargs="*")
 
+    analyze = sub.add_parser("analyze", help="read an expert-iteration run directory: the curve by family, "
+                                             "repeated and re-budgeted reads, script log-probs, value AUC")
+    add_analyze_arguments(analyze, _Parser)
+
     demo = sub.add_parser("demo", help="solve a few bundled miniF2F problems with the shipped model")
     demo.add_argument("--tree-html", default="runs/demo/tree.html")
     demo.add_argument("overrides", nargs="*")
@@ -163,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from alphaprover.train_cmd import run_train
 
             return run_train(load_run_config("train", list(args.overrides)))
+        if args.command == "analyze":
+            from alphaprover.analyze import run_analysis
+
+            return run_analysis(args)
         if args.command == "ttrl":
             from alphaprover.ttrl_cmd import run_ttrl
 

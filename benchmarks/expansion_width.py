@@ -10,7 +10,8 @@ budget, a bad one loses proofs. The budget is a number of prover calls (the same
 k), with a seconds cap as a safety net. `deepest` is the depth of the deepest goal the search
 reached, averaged over problems. Each width gets its own evaluator, so no width reads another's
 cached network answers. The default problems are the tuning set of `search/config.py`
-(minif2f-rocq-train, every 7th); a dev-subset problem is refused.
+(minif2f-rocq-train, every 7th); a dev-subset problem is refused. Printed last: each width against
+the first (proofs, and prover calls per proof as a ratio).
 """
 
 from __future__ import annotations
@@ -111,6 +112,13 @@ def main() -> None:
     print(f"\n{'k':>6} {'proved':>8} {'prover calls':>12} {'calls / proof':>14} {'deepest':>8} {'median sims':>10}")
     for width in widths:
         print(totals[width].row(width, searched))
+    base = totals[widths[0]]
+    for width in widths[1:]:
+        other = totals[width]
+        per_proof = (f"{(other.prover_calls / other.proved) / (base.prover_calls / base.proved):.2f}×"
+                     if other.proved and base.proved else "-")
+        print(f"k={width or 'all'} against k={widths[0] or 'all'}: proofs {other.proved}/{base.proved}, "
+              f"prover calls per proof {per_proof}")
 
 
 if __name__ == "__main__":

@@ -17,16 +17,16 @@ number that moves long before the reference enters the 8-beam, so a round's lear
 before it pays in exact match or proofs.
 
 Value — AUC of V on the goals of a round's held-out searches, proved vs searched without a proof
-(`rounds/rNNN/heldout.jsonl`), against a constant (0.5).
+(`rounds/rNNN/heldout.jsonl`), against a constant (0.5). Last, each checkpoint's top-1 and top-8
+as a multiple of frequent-8's (the model card's "4.2× frequent-8's top-1").
 
-    PYTHONPATH=. .venv/bin/python benchmarks/policy_baselines.py /work/runs/expert-1 \
-        --checkpoint checkpoints/alphaprover-coq-small --checkpoint /work/runs/expert-1/weights/v000004
+    PYTHONPATH=. .venv/bin/python benchmarks/policy_baselines.py runs/expert-10 --checkpoint checkpoints/alphaprover-coq-small \
+        --round 6 --references scripts --demonstrations data/factory/scripts.jsonl    # the model card's table
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections import Counter, defaultdict
@@ -35,11 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from alphaprover.analyze.run_files import slice_problems, value_auc, yaml_sources  # noqa: E402
 from alphaprover.iterate_cmd import logprob_scorer  # noqa: E402
 from lean_interface.tactic_form import coq_tactic  # noqa: E402
 from networks.tokenizer import ProofTokenizer  # noqa: E402
 from selfplay.replay_buffer import ReplayBuffer  # noqa: E402
-from selfplay.round_metrics import auc, median, read_rows  # noqa: E402
+from selfplay.round_metrics import median, read_rows  # noqa: E402
 
 BEAMS = 8
 
@@ -113,15 +114,6 @@ def checkpoint_answers(checkpoint: str, goals: list[str]) -> list[list[str | Non
     return answers
 
 
-def value_auc(checkpoint: str, heldout_file: Path) -> float:
-    from networks.checkpoint import load_checkpoint
-    from networks.train_eval import predicted_values
-
-    goals = [(text, bool(label)) for row in read_rows(heldout_file) for text, label in row.get("goals", [])]
-    model, tokenizer, _ = load_checkpoint(checkpoint)
-    return auc(predicted_values(model, tokenizer, [g for g, _ in goals]), [label for _, label in goals])
-
-
 def script_references(run_dir: Path) -> list[tuple[str, str]]:
     """(goal, tactic) for every step of the proof scripts of the run's held-out slice (the items its
     rounds searched in `rounds/r000/heldout.jsonl`), replayed in Coq: multi-step references that
@@ -129,24 +121,6 @@ def script_references(run_dir: Path) -> list[tuple[str, str]]:
     from alphaprover.iterate_cmd import script_references as replayed_scripts
 
     return [(row["goal"], row["tactic"]) for row in replayed_scripts(slice_problems(run_dir), yaml_sources(run_dir))]
-
-
-def slice_problems(run_dir: Path) -> list[str]:
-    """The ids of the run's held-out slice: the driver's `heldout_slice.json`, or for a run that
-    predates it, the problems its round 0 evaluated."""
-    kept = run_dir / "heldout_slice.json"
-    if kept.is_file():
-        return list(json.loads(kept.read_text(encoding="utf-8"))["problems"])
-    return [row["problem"] for row in read_rows(run_dir / "rounds" / "r000" / "heldout.jsonl")]
-
-
-def yaml_sources(run_dir: Path) -> list[Path]:
-    """The factory files a run's saved config names as sources."""
-    from omegaconf import OmegaConf
-
-    from alphaprover.iterate_cmd import factory_files
-
-    return factory_files([str(s) for s in OmegaConf.load(run_dir / "config.yaml").get("sources", [])])
 
 
 def main() -> int:
@@ -199,14 +173,23 @@ def main() -> int:
     log_probs = {"goal-blind bigram": [bigram.sequence_log_prob(tokenizer.encode_tactic(t, 49, "")) for t in hard_tactics]}
     print("| answers from | top-1 | top-8 | top-8 outside frequent-8 | median log-prob outside frequent-8 | value AUC |")
     print("|---|---:|---:|---:|---:|---:|")
+    matches: dict[str, tuple[float, float]] = {}
     for name, answers in columns.items():
-        top1, top8 = exact_match(answers, wanted)
+        top1, top8 = matches[name] = exact_match(answers, wanted)
         _, hard8 = exact_match([answers[i] for i in hard], [wanted[i] for i in hard])
         scores = logprob_scorer(Path(name), list(zip(hard_goals, hard_tactics))) if name in args.checkpoint else log_probs.get(name)
         log_prob = f"{median(scores):.1f}" if scores else "—"
         value = f"{value_auc(name, heldout):.3f}" if name in args.checkpoint else "0.500 (constant)"
         print(f"| {name} | {top1:.3f} | {top8:.3f} | {hard8:.3f} | {log_prob} | {value} |")
+    for checkpoint in args.checkpoint:
+        print(f"{checkpoint} / frequent-8: top-1 {ratio(matches[checkpoint][0], matches['frequent-8'][0])}, "
+              f"top-8 {ratio(matches[checkpoint][1], matches['frequent-8'][1])}")
     return 0
+
+
+def ratio(ours: float, baseline: float) -> str:
+    """`ours / baseline` as `4.2×`; `—` when the baseline is 0."""
+    return f"{ours / baseline:.1f}×" if baseline else "—"
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ compared with the script's step (canonical tactic form). Printed per family and 
 how often the reference is in the beam and at which ranks (the search tries the
 likeliest first), and of the misses how many have a proposal equal to the
 reference up to the name it gives a new hypothesis (`as h2` for `as h3`), and how many proposals
-name a hypothesis the goal already has (a step Coq refuses: "h2 is already used").
+name a hypothesis the goal already has (a step Coq refuses: "h2 is already used"); last, over all
+steps, the share whose reference is in the beam and at rank 1.
 
 Evaluation only: nothing is trained on these items.
 """
@@ -106,6 +107,10 @@ def main() -> int:
         hits = sorted(r for r in found if r is not None)
         print(f"| {key[0]} | {key[1]} | {len(found)} | {len(hits)} | {' '.join(map(str, hits)) or '—'} "
               f"| {renamed[key]} | {clashes[key]} |")
+    found_all = [rank for found in ranks.values() for rank in found]
+    in_beam = sum(rank is not None for rank in found_all)
+    print(f"reference in the beam: {in_beam}/{len(found_all)} steps ({100 * in_beam / max(1, len(found_all)):.0f}%), "
+          f"at rank 1: {sum(rank == 1 for rank in found_all)}; misses equal up to the new name: {sum(renamed.values())}")
     return 0
 
 

@@ -21,7 +21,7 @@ Round r samples at temperature `temperature · (1 + temperature_step · r)`. Why
 by expert iteration becomes confident, and 16 samples at temperature 1 can be one or two distinct
 tactics; a later round at the same temperature then proposes nothing new, the goal counts as
 exhausted, and the search ends in a second with most of its budget unused (the dev subset's
-`mcts-network` failures with the round-4 weights: 1–2 prover calls, BENCHMARKS.md). Rising
+`mcts-network` failures with the round-4 weights: 1–2 prover calls, docs/experiments.md). Rising
 temperature makes each round reach further down the policy's ranking. Priors are unaffected:
 log-probs are the untempered sums whatever the sampling temperature.
 
@@ -30,7 +30,8 @@ the `K · (r + 1)` most likely tactics found by beam search, distinct by constru
 round reaches K further down the policy's ranking) or "both" (the union of the two). Why: a
 confident policy's K samples repeat its top one or two tactics, while its top K distinct tactics
 hold the reference far more often; but beam search with summed log-probs prunes long tactics
-(an automation call with hints) that sampling still finds. Measured in BENCHMARKS.md.
+(an automation call with hints) that sampling still finds. Measured in docs/experiments.md ("How the
+policy alone proposes").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Why: a small seq2seq policy learns the factory's proof templates (85% top-1 on steps without a
 number) but not copying a number from the goal into the tactic (13.5% top-1 on steps whose numbers
-are all in the goal; benchmarks/digit_tokens.py, BENCHMARKS.md "One token per digit"). Copying is
+are all in the goal; docs/experiments.md "One token per digit", 2e25792). Copying is
 pointing, which a 7M-parameter decoder does badly; choosing a template is what it does well. So,
 as neural solvers of math word problems do, the goal's numbers are replaced by numbered slots
 before tokenization — `h1 : f 6 = 20 ⊢ f 14 = 5` reads `h1 : f ⟨n0⟩ = ⟨n1⟩ ⊢ f ⟨n2⟩ = ⟨n3⟩` — a

@@ -8,15 +8,17 @@ Identifiers are kept whole before BPE sees them (`whole_identifiers`, the defaul
 trained tokenizer): GPT-2's byte-level split cuts at every `_` and `.`, so BPE could never merge
 `Rplus_le_compat_l` (7 pieces) or `Nat.add_comm`; with a split that keeps a (qualified) identifier
 as one pre-token, frequent lemma names become one or two tokens, and unseen stdlib goals take
-17% fewer tokens at vocabulary 4000 (20% at 8000; benchmarks/tokenizer_lengths.py). A saved
-tokenizer carries its own pre-tokenizer, so an older checkpoint keeps the split it was trained with.
+17% fewer tokens at vocabulary 4000 (20% at 8000; docs/experiments.md, "Tokenizer: identifiers kept
+whole", c61b528). A saved tokenizer carries its own pre-tokenizer, so an older checkpoint keeps the
+split it was trained with.
 
 Numbers can be split into single digits (`split_digits`): BPE otherwise merges digits by
 frequency and context, so the same number is a different token sequence in the goal and in the
 tactic that must copy it (` 20` → ` 2`·`0` in `f 6 = 20`, `(6` → `(`·`6` but ` 6` one token), and
 a network that cannot see a number as the same symbols twice cannot learn to copy it
 (`pose proof (h0 6)` from `h1 : f 6 = 20`). With single digits, and the space before a number a
-token of its own, every number reads the same wherever it stands (benchmarks/digit_tokens.py).
+token of its own, every number reads the same wherever it stands (measured no better for copying:
+docs/experiments.md, "One token per digit", 2e25792).
 
 Numbers can instead become slots (`number_placeholders`, networks/numbers.py): the goal's numbers
 are replaced by `⟨n0⟩`, `⟨n1⟩`, … (special tokens: one id each, never merged), a training tactic

@@ -14,7 +14,7 @@ whatever happened to the root (HTPS learns from these). Value targets (`search.v
   - `tree`: also every goal inside the graph visited at least `min_visits` times (OPEN, or
     FAILED once expanded).
   `tree` labels goals a few simulations looked at, many of them provable: replaying runs 9 and
-  10's learning with each rule (`benchmarks/value_labels.py`, BENCHMARKS.md) the value head's AUC
+  10's learning with each rule (docs/experiments.md "Value targets", bd17eda) the value head's AUC
   on round 0's fixed held-out goals fell from 0.77 to 0.63–0.65 under `tree`, held at 0.77–0.79
   under `root` and rose to 0.81–0.83 under `none`. In real runs (10, 12, 13: the same command but
   for the rule) the last versions score 0.63 / 0.79 / 0.83 on those goals and 0.61–0.66 /

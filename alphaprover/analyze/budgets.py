@@ -1,14 +1,16 @@
-"""An expert-iteration run's held-out curve read at several search budgets, from one results file:
-
-    PYTHONPATH=. .venv/bin/python benchmarks/curve_budgets.py runs/expert-4 --simulations 8 16 32 64
+"""`alphaprover analyze RUN_DIR curve-budgets [--simulations 8 16 32 64]`: a run's held-out curve
+read at several search budgets, from one results file.
 
 Why: the curve's point is the slice's proof rate at one budget (32 simulations). Once most items a
 budget can reach are reached, that rate saturates — items at the edge trade places from round to
 round — while measures that do not saturate (the scripts' log-prob, reference top-8) keep rising.
 Reading every published version at several budgets shows whether a round's dip is the policy or
 the edge of one budget. Every budget is one `alphaprover eval` run over the exported slice with
-all versions side by side, the run's held-out action set and decoding, appended to one results
-file (`eval` skips what the file holds: rerun to resume). Evaluation only: nothing is trained.
+all versions side by side and the run's own held-out search (`heldout_setup`), appended to one
+results file (`eval` skips what the file holds: rerun to resume). Evaluation only.
+
+The helpers here are shared with `curve-repeats`: how a run searches its held-out slice, and one
+`eval` run over the exported slice.
 """
 
 from __future__ import annotations
@@ -19,13 +21,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-
-def version_dirs(run_dir: Path) -> list[Path]:
-    """The run's published versions, oldest first."""
-    return sorted(path for path in (run_dir / "weights").glob("v[0-9]*") if path.is_dir())
+from alphaprover.analyze.run_files import version_dirs
+from alphaprover.config import UsageError
 
 
 def budget_table(records: list[dict], versions: list[str], budgets: list[int]) -> list[list[str]]:
@@ -61,56 +58,56 @@ def search_overrides(cfg: dict) -> tuple[str, ...]:
 
 def heldout_setup(run_dir: Path, slice_dir: Path | None = None) -> HeldoutSetup:
     """Exports the run's slice (to RUN_DIR/heldout_slice_files unless `slice_dir`) and reads its held-out
-    action set, budget and search settings; ValueError (a one-line message) when a slice item is missing."""
+    action set, budget and search settings; UsageError (a one-line message) when a slice item is missing."""
     from omegaconf import OmegaConf
 
-    from benchmarks.export_heldout_slice import write_slice
+    from alphaprover.analyze.heldout_slice import write_slice
 
     cfg = OmegaConf.load(run_dir / "config.yaml")
     slice_dir = slice_dir or run_dir / "heldout_slice_files"
     written, size = write_slice(run_dir, slice_dir)
     if not size or written != size:
-        raise ValueError(f"{written} of {size} slice items of {run_dir} found")
+        raise UsageError(f"{written} of {size} slice items of {run_dir} found")
     return HeldoutSetup(slice_dir, str(cfg.get("heldout_actions", "network")), float(cfg.iteration.heldout_seconds),
                         int(cfg.iteration.heldout_simulations),
                         search_overrides(OmegaConf.to_container(cfg, resolve=True)))
+
+
+def published_versions(run_dir: Path) -> list[Path]:
+    """The run's published versions; UsageError when it has none or no saved config."""
+    versions = version_dirs(run_dir)
+    if not versions or not (run_dir / "config.yaml").is_file():
+        raise UsageError(f"{run_dir} has no published weights or no config.yaml")
+    return versions
 
 
 def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,
                    *overrides: str) -> bool:
     """One `alphaprover eval` over an exported slice at one budget (threads=1, plus `overrides`),
     appending to `out`; echoes the command; True when it exited 0."""
-    command = [str(Path(sys.executable).parent / "alphaprover"), "eval", str(slice_dir), "--methods", methods,
+    command = [sys.executable, "-m", "alphaprover.cli", "eval", str(slice_dir), "--methods", methods,
                "--simulations", str(simulations), "--seconds", str(seconds), "--workers", str(workers),
                "threads=1", *overrides, "--out", str(out)]
     print("$", " ".join(command), flush=True)
-    return subprocess.run(command, cwd=ROOT).returncode == 0
+    return subprocess.run(command).returncode == 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", type=Path)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulations", type=int, nargs="+", default=[8, 16, 32, 64])
     parser.add_argument("--seconds", type=float, default=0.0, help="per problem (default: the run's held-out seconds)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="results file (default: RUN_DIR/budgets.jsonl)")
-    args = parser.parse_args()
-    versions = version_dirs(args.run_dir)
-    if not versions or not (args.run_dir / "config.yaml").is_file():
-        print(f"curve_budgets: error: {args.run_dir} has no published weights or no config.yaml", file=sys.stderr)
-        return 2
+
+
+def run(run_dir: Path, args: argparse.Namespace) -> int:
+    versions = published_versions(run_dir)
     if any(b < 1 for b in args.simulations) or args.workers < 1:
-        print("curve_budgets: error: --simulations and --workers must be at least 1", file=sys.stderr)
-        return 2
+        raise UsageError("--simulations and --workers must be at least 1")
     from alphaprover.eval_records import read_records
 
-    try:
-        setup = heldout_setup(args.run_dir)
-    except ValueError as error:
-        print(f"curve_budgets: error: {error}", file=sys.stderr)
-        return 2
+    setup = heldout_setup(run_dir)
     seconds = args.seconds or setup.seconds
-    out = args.out or args.run_dir / "budgets.jsonl"
+    out = args.out or run_dir / "budgets.jsonl"
     methods = ",".join(f"mcts-{setup.actions}@{path}" for path in versions)
     for budget in args.simulations:
         if not run_slice_eval(setup.slice_dir, methods, budget, seconds, args.workers, out, *setup.overrides):
@@ -121,7 +118,3 @@ def main() -> int:
     for row in budget_table(records, [path.name for path in versions], args.simulations):
         print("\t".join(row))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,30 +1,25 @@
-"""An expert-iteration run's held-out curve measured several times, so a round's change can be read
-against the measurement's own noise:
-
-    PYTHONPATH=. .venv/bin/python benchmarks/curve_repeats.py runs/expert-6 --repeats 3
+"""`alphaprover analyze RUN_DIR curve-repeats [--repeats 3]`: a run's held-out curve measured
+several times, so a round's change can be read against the measurement's own noise.
 
 Why: the curve's point for a round is one search per slice item. The proposals are deterministic
 (beam), but Coq's per-tactic timeout and the per-problem time cut are wall-clock, so a search may
-not be; whether a one-item step between rounds is real depends on how far repeated reads of the same
-weights agree (run 7, two repeats on an idle machine: item for item). Here every published version
-is searched on the run's slice `--repeats` times with the run's own held-out settings (its `mcts`
-block and decoding, `curve_budgets.heldout_setup`) at one budget, all versions side by side in each
-repeat (`eval` runs problem-major, so load changes fall on every version alike), each repeat its
-own resumable results file under RUN_DIR/repeats/. The table gives, per version, each repeat's count, the mean, the range,
-and how many items flipped between repeats (the noise); then, per round, the change of the mean and
-whether the two versions' ranges are apart. Evaluation only: nothing is trained.
+not be; whether a one-item step between rounds is real depends on how far repeated reads of the
+same weights agree (run 7, two repeats on an idle machine: item for item). Every published
+version is searched on the run's slice `--repeats` times with the run's own held-out search
+(`budgets.heldout_setup`) at one budget, all versions side by side in each repeat (`eval` runs
+problem-major, so load changes fall on every version alike), each repeat its own resumable
+results file under RUN_DIR/repeats/. The table gives, per version, each repeat's count, the mean,
+the range, and how many items flipped between repeats (the noise); then, per round, the change
+of the mean and whether the two versions' ranges are apart. Evaluation only.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.curve_budgets import heldout_setup, run_slice_eval, version_dirs  # noqa: E402
+from alphaprover.analyze.budgets import heldout_setup, published_versions, run_slice_eval
+from alphaprover.config import UsageError
 
 
 def proved_sets(records: list[dict]) -> dict[str, dict[str, bool]]:
@@ -68,6 +63,7 @@ def repeat_rows(repeats: list[list[dict]], versions: list[str]) -> list[dict]:
 
 
 def format_rows(rows: list[dict]) -> list[str]:
+    """The table: a header and one tab-separated line per version."""
     lines = ["version\trepeats\tmean\trange\talways/ever\tchange of mean\tranges apart"]
     for row in rows:
         change = "" if row["change"] is None else f"{row['change']:+.2f}"
@@ -77,9 +73,7 @@ def format_rows(rows: list[dict]) -> list[str]:
     return lines
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", type=Path)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--simulations", type=int, default=0, help="per problem (default: the run's held-out budget)")
     parser.add_argument("--seconds", type=float, default=0.0, help="per problem (default: the run's held-out seconds)")
@@ -87,32 +81,24 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the slice's first N items (a smoke run)")
     parser.add_argument("--versions", default="", help="comma-separated version names, e.g. v000002,v000003 "
                                                        "(default: every published version)")
-    args = parser.parse_args()
-    versions = version_dirs(args.run_dir)
+
+
+def run(run_dir: Path, args: argparse.Namespace) -> int:
+    versions = published_versions(run_dir)
     wanted = [name.strip() for name in args.versions.split(",") if name.strip()]
     unknown = sorted(set(wanted) - {path.name for path in versions})
     if unknown:
-        print(f"curve_repeats: error: {args.run_dir} has no version {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        raise UsageError(f"{run_dir} has no version {', '.join(unknown)}")
     versions = [path for path in versions if not wanted or path.name in wanted]
-    if not versions or not (args.run_dir / "config.yaml").is_file():
-        print(f"curve_repeats: error: {args.run_dir} has no published weights or no config.yaml", file=sys.stderr)
-        return 2
     if args.repeats < 1 or args.workers < 1 or min(args.simulations, args.seconds, args.limit) < 0:
-        print("curve_repeats: error: --repeats and --workers must be at least 1, budgets not negative",
-              file=sys.stderr)
-        return 2
+        raise UsageError("--repeats and --workers must be at least 1, budgets not negative")
     from alphaprover.eval_records import read_records
 
-    try:
-        setup = heldout_setup(args.run_dir)
-    except ValueError as error:
-        print(f"curve_repeats: error: {error}", file=sys.stderr)
-        return 2
+    setup = heldout_setup(run_dir)
     seconds = args.seconds or setup.seconds
     simulations = args.simulations or setup.simulations
     methods = ",".join(f"mcts-{setup.actions}@{path}" for path in versions)
-    outs = [args.run_dir / "repeats" / f"repeat-{k + 1}.jsonl" for k in range(args.repeats)]
+    outs = [run_dir / "repeats" / f"repeat-{k + 1}.jsonl" for k in range(args.repeats)]
     outs[0].parent.mkdir(parents=True, exist_ok=True)
     for out in outs:
         limit = ["--limit", str(args.limit)] if args.limit else []
@@ -121,10 +107,6 @@ def main() -> int:
             return 1
     repeats = [[{"method": r.method, "problem": r.problem, "status": r.status.value} for r in read_records(out)
                 if r.budget_simulations == simulations and r.budget_seconds == seconds] for out in outs]
-    print(f"{args.run_dir}: {args.repeats} repeats at {simulations} simulations / {seconds:g} s per item")
+    print(f"{run_dir}: {args.repeats} repeats at {simulations} simulations / {seconds:g} s per item")
     print("\n".join(format_rows(repeat_rows(repeats, [path.name for path in versions]))))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

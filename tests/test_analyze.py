@@ -1,0 +1,298 @@
+"""`alphaprover analyze`: each analysis on a small run directory built here in the layout
+`selfplay/expert_iteration.py` writes (`config.yaml`, `heldout_slice.json`,
+`rounds/rNNN/heldout.jsonl`, `script_references.jsonl`, `weights/vNNNNNN/`), its pure helpers,
+and bad input as one `alphaprover: error:` line with exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alphaprover.analyze.by_family import by_count, family_report, read_eval, round_changes
+from alphaprover.analyze.run_files import read_rounds
+from alphaprover.cli import main
+
+FAMILY_ITEMS = {"vieta": 2, "divides": 1}  # held-out slice: fam_vieta_90000, fam_vieta_90001, fam_divides_90000
+
+
+def write_rows(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+def slice_names() -> list[str]:
+    return [f"fam_{family}_{90000 + i}" for family, count in FAMILY_ITEMS.items() for i in range(count)]
+
+
+def make_run(root: Path, rounds: list[dict[str, bool]] | None = None, versions: int = 0) -> Path:
+    """A run directory: config (a factory source, held-out budget, a `mcts` block), a factory file with
+    the slice's held-out items and one train item, the slice, one held-out file per round, and
+    `versions` published version directories (empty: enough for the analyses that only list them)."""
+    run = root / "run"
+    factory = root / "factory.jsonl"
+    items = [{"name": name, "family": name[4:].rsplit("_", 1)[0], "seed": int(name.rsplit("_", 1)[1]),
+              "split": "heldout", "header": "Require Import Reals.", "statement": f"Theorem {name} : 1 + 1 = 2."}
+             for name in slice_names()]
+    items.append({**items[0], "name": "fam_vieta_00001", "seed": 1, "split": "train"})
+    write_rows(factory, items)
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text(
+        f"sources: ['factory:{factory}']\nheldout_decoding: beam\nheldout_actions: network\n"
+        "mcts:\n  num_samples: 16\n  c_and: 1.0\niteration:\n  heldout_seconds: 20\n  heldout_simulations: 32\n",
+        encoding="utf-8")
+    (run / "heldout_slice.json").write_text(json.dumps({"problems": [f"heldout/{n}" for n in slice_names()]}))
+    for index, outcome in enumerate(rounds or []):
+        write_rows(run / "rounds" / f"r{index:03d}" / "heldout.jsonl",
+                   [{"problem": problem, "proved": proved, "goals": []} for problem, proved in outcome.items()])
+    for version in range(versions):
+        (run / "weights" / f"v{version:06d}").mkdir(parents=True)
+    return run
+
+
+def tiny_checkpoint(directory: Path, texts: list[str]) -> Path:
+    """A 1-layer network with a tokenizer trained on `texts`, saved at `directory`."""
+    import torch
+
+    from networks.checkpoint import save_checkpoint
+    from networks.model import ProverModel, ProverModelConfig
+    from networks.tokenizer import ProofTokenizer
+
+    tokenizer = ProofTokenizer.train(texts + ["lra.", "lia."] * 4, vocab_size=300)
+    config = ProverModelConfig(vocab_size=tokenizer.vocab_size, d_model=32, d_ff=64, num_heads=2, encoder_layers=1,
+                               decoder_layers=1, dropout=0.0, max_goal_tokens=32, max_tactic_tokens=16)
+    torch.manual_seed(0)
+    return save_checkpoint(directory, ProverModel(config), tokenizer)
+
+
+def error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("alphaprover: error: "), err
+    return err
+
+
+# --- the pure helpers (moved with the analyses from benchmarks/, assertions unchanged) ---
+
+def test_heldout_rounds_are_read_in_order(tmp_path: Path) -> None:
+    for index, proved in enumerate([[True, False], [True, True]]):
+        directory = tmp_path / "rounds" / f"r{index:03d}"
+        directory.mkdir(parents=True)
+        (directory / "heldout.jsonl").write_text("".join(
+            json.dumps({"problem": f"heldout/fam_a_{n}", "proved": p}) + "\n" for n, p in enumerate(proved)))
+    assert read_rounds(tmp_path) == [{"heldout/fam_a_0": True, "heldout/fam_a_1": False},
+                                     {"heldout/fam_a_0": True, "heldout/fam_a_1": True}]
+
+
+def test_round_changes_count_lost_and_gained_items_by_family_and_eval_files_line_up(tmp_path: Path) -> None:
+    rounds = [{"heldout/fam_vieta_1": True, "heldout/fam_vieta_2": True, "heldout/fam_divides_1": False},
+              {"heldout/fam_vieta_1": False, "heldout/fam_vieta_2": False, "heldout/fam_divides_1": True},
+              {"heldout/fam_vieta_1": False, "heldout/fam_vieta_2": False, "heldout/fam_divides_1": True}]
+    assert round_changes(rounds) == [({"vieta": 2}, {"divides": 1}), ({}, {})]
+    assert by_count({"divides": 1, "vieta": 2}) == "vieta 2, divides 1" and by_count({}) == "-"
+    results = tmp_path / "eval.jsonl"
+    records = [{"problem": name, "method": f"mcts-network@runs/x/weights/v00000{v}", "status": status}
+               for v, outcome in ((1, "failed"), (0, "proved")) for name, status in
+               (("fam_vieta_1", outcome), ("fam_divides_1", "proved"))]
+    results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    labels, columns = read_eval(results)
+    assert labels == ["v000000", "v000001"]  # version order, whatever the file's order
+    assert columns == [{"heldout/fam_vieta_1": True, "heldout/fam_divides_1": True},
+                       {"heldout/fam_vieta_1": False, "heldout/fam_divides_1": True}]
+    assert round_changes(columns) == [({"vieta": 1}, {})]
+
+
+def test_two_runs_versions_of_one_name_stay_apart(tmp_path: Path) -> None:
+    """One results file with run A's and run B's `v000006`: two columns, not one merged."""
+    results = tmp_path / "both.jsonl"
+    records = [{"problem": "fam_vieta_1", "method": f"mcts-network@runs/{run}/weights/v000006", "status": status}
+               for run, status in (("a", "proved"), ("b", "failed"))]
+    results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    labels, columns = read_eval(results)
+    assert labels == ["runs/a/weights/v000006", "runs/b/weights/v000006"]
+    assert columns == [{"heldout/fam_vieta_1": True}, {"heldout/fam_vieta_1": False}]
+
+
+def test_budget_table_counts_each_version_at_each_budget() -> None:
+    from alphaprover.analyze.budgets import budget_table
+
+    records = [{"method": "mcts-network@/r/weights/v000000", "budget_simulations": 8, "status": "proved"},
+               {"method": "mcts-network@/r/weights/v000000", "budget_simulations": 8, "status": "failed"},
+               {"method": "mcts-network@/r/weights/v000001", "budget_simulations": 8, "status": "proved"},
+               {"method": "mcts-network@/r/weights/v000001", "budget_simulations": 32, "status": "proved"}]
+    assert budget_table(records, ["v000000", "v000001"], [8, 32]) == [["v000000", "1/2", "-"],
+                                                                      ["v000001", "1/1", "1/1"]]
+
+
+def test_repeat_rows_give_each_versions_spread_and_the_change_of_its_mean() -> None:
+    from alphaprover.analyze.repeats import format_rows, repeat_rows
+
+    def records(proved: dict[str, list[str]]) -> list[dict]:
+        return [{"method": f"mcts-network@/r/weights/{version}", "problem": problem,
+                 "status": "proved" if problem in names else "failed"}
+                for version, names in proved.items() for problem in ("a", "b", "c", "d")]
+
+    repeats = [records({"v0": ["a"], "v1": ["a", "b"], "v2": ["a", "b", "c", "d"]}),
+               records({"v0": ["a", "b"], "v1": ["a", "c"], "v2": ["a", "b", "c", "d"]})]
+    rows = repeat_rows(repeats, ["v0", "v1", "v2", "v9"])
+    assert [r["version"] for r in rows] == ["v0", "v1", "v2"]  # v9 was never searched
+    assert [r["counts"] for r in rows] == [[1, 2], [2, 2], [4, 4]]
+    assert [(r["always"], r["ever"]) for r in rows] == [(1, 2), (1, 3), (4, 4)]
+    assert [r["change"] for r in rows] == [None, 0.5, 2.0]
+    assert [r["apart"] for r in rows] == [None, False, True]
+    assert format_rows(rows)[3] == "v2\t4,4 /4\t4.00\t4-4\t4/4\t+2.00\tyes"
+
+
+def test_a_version_missing_from_one_repeat_is_left_out() -> None:
+    from alphaprover.analyze.repeats import repeat_rows
+
+    one = [{"method": "m@/w/v0", "problem": "a", "status": "proved"}]
+    assert repeat_rows([one, []], ["v0"]) == []
+
+
+def test_slice_evals_search_as_the_run_did() -> None:
+    """A run's held-out search uses its own `mcts` block (train.yaml: 16 beams) and held-out decoding;
+    `eval` alone would use its defaults (32 beams) and measure something else."""
+    from alphaprover.analyze.budgets import search_overrides
+
+    run = {"decoding": "sample", "heldout_decoding": "beam", "mcts": {"num_samples": 16, "c_and": 1.0}}
+    assert search_overrides(run) == ("decoding=beam", "mcts.c_and=1.0", "mcts.num_samples=16")
+    assert search_overrides({"decoding": "sample"}) == ("decoding=sample",)
+
+
+# --- each analysis through the command line, on a run directory built here ---
+
+def test_heldout_by_family_reports_families_ceiling_and_changes(tmp_path: Path, capsys) -> None:
+    r0 = {"heldout/fam_vieta_90000": True, "heldout/fam_vieta_90001": True, "heldout/fam_divides_90000": False}
+    r1 = {"heldout/fam_vieta_90000": False, "heldout/fam_vieta_90001": True, "heldout/fam_divides_90000": False}
+    run = make_run(tmp_path, [r0, r1])
+    assert main(["analyze", str(run), "heldout-by-family"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == family_report(["r0", "r1"], [r0, r1])
+    assert out[:4] == ["family\titems\tr0\tr1", "vieta\t2\t2\t1", "divides\t1\t0\t0", "all\t3\t2\t1"]
+    assert out[4] == "never proved in any round: 1 of 3 (divides 1); proved in some round: 2"
+    assert out[5] == "r0 -> r1: lost 1 (vieta 1), gained 0 (-)"
+
+
+def test_heldout_by_family_refuses_a_run_without_rounds_and_a_missing_eval_file(tmp_path: Path, capsys) -> None:
+    run = make_run(tmp_path)
+    assert main(["analyze", str(run), "heldout-by-family"]) == 2
+    assert "no rounds/r*/heldout.jsonl" in error_line(capsys)
+    assert main(["analyze", str(run), "heldout-by-family", "--eval", str(tmp_path / "none.jsonl")]) == 2
+    assert "no eval results file" in error_line(capsys)
+    assert main(["analyze", str(tmp_path / "nothing"), "heldout-by-family"]) == 2
+    assert "no run directory" in error_line(capsys)
+    assert main(["analyze", str(run), "no-such-analysis"]) == 2
+    assert "invalid choice" in error_line(capsys)
+
+
+def test_export_heldout_slice_writes_the_slice_items_only(tmp_path: Path, capsys) -> None:
+    run = make_run(tmp_path)
+    out = tmp_path / "slice"
+    assert main(["analyze", str(run), "export-heldout-slice", str(out)]) == 0
+    assert sorted(p.stem for p in out.glob("*.v")) == sorted(slice_names())  # the train item stays out
+    assert (out / "fam_divides_90000.v").read_text() == (
+        "Require Import Reals.\n\nTheorem fam_divides_90000 : 1 + 1 = 2.\nProof.\nAdmitted.\n")
+    assert "3 of 3 slice items written" in capsys.readouterr().out
+    slice_file = run / "heldout_slice.json"
+    slice_file.write_text(json.dumps({"problems": ["heldout/fam_vieta_90000", "heldout/fam_gone_90000"]}))
+    assert main(["analyze", str(run), "export-heldout-slice", str(tmp_path / "other")]) == 2
+    assert "1 of 2 slice items" in error_line(capsys)
+
+
+def fake_eval(calls: list[tuple], proved: dict[str, set[str]]):
+    """A stand-in for `run_slice_eval` that records its arguments and appends one eval record per
+    (version, slice item): proved when the item is in `proved[version]`."""
+    from alphaprover.eval_records import ProblemRecord, Status
+
+    def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,
+                       *overrides: str) -> bool:
+        calls.append((methods, simulations, seconds, overrides))
+        with out.open("a", encoding="utf-8") as handle:
+            for method in methods.split(","):
+                version = method.rsplit("/", 1)[-1]
+                for item in sorted(slice_dir.glob("*.v")):
+                    status = Status.PROVED if item.stem in proved.get(version, set()) else Status.FAILED
+                    handle.write(ProblemRecord(item.stem, method, status, 1.0, 3, seconds, simulations).to_json() + "\n")
+        return True
+
+    return run_slice_eval
+
+
+def test_curve_budgets_reads_every_version_at_each_budget_with_the_runs_search(tmp_path: Path, capsys,
+                                                                               monkeypatch) -> None:
+    import alphaprover.analyze.budgets as budgets
+
+    run = make_run(tmp_path, versions=2)
+    calls: list[tuple] = []
+    monkeypatch.setattr(budgets, "run_slice_eval", fake_eval(calls, {"v000001": {"fam_vieta_90000"}}))
+    assert main(["analyze", str(run), "curve-budgets", "--simulations", "8", "32"]) == 0
+    assert [c[1] for c in calls] == [8, 32] and {c[2] for c in calls} == {20.0}  # the run's held-out seconds
+    assert calls[0][3] == ("decoding=beam", "mcts.c_and=1.0", "mcts.num_samples=16")
+    assert calls[0][0] == f"mcts-network@{run}/weights/v000000,mcts-network@{run}/weights/v000001"
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3:] == ["version\t8 sims\t32 sims", "v000000\t0/3\t0/3", "v000001\t1/3\t1/3"]
+    assert (run / "heldout_slice_files" / "fam_vieta_90001.v").is_file()
+    assert main(["analyze", str(run), "curve-budgets", "--simulations", "0"]) == 2
+    assert "at least 1" in error_line(capsys)
+
+
+def test_curve_repeats_tabulates_each_repeat_and_refuses_unknown_versions(tmp_path: Path, capsys,
+                                                                          monkeypatch) -> None:
+    import alphaprover.analyze.repeats as repeats
+
+    run = make_run(tmp_path, versions=2)
+    calls: list[tuple] = []
+    monkeypatch.setattr(repeats, "run_slice_eval", fake_eval(calls, {"v000001": {"fam_vieta_90000"}}))
+    assert main(["analyze", str(run), "curve-repeats", "--repeats", "2", "--simulations", "8"]) == 0
+    assert len(calls) == 2 and sorted(p.name for p in (run / "repeats").iterdir()) == ["repeat-1.jsonl",
+                                                                                       "repeat-2.jsonl"]
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["v000000\t0,0 /3\t0.00\t0-0\t0/0\t\t", "v000001\t1,1 /3\t1.00\t1-1\t1/1\t+1.00\tyes"]
+    assert main(["analyze", str(run), "curve-repeats", "--versions", "v000009"]) == 2
+    assert "has no version v000009" in error_line(capsys)
+    assert main(["analyze", str(make_run(tmp_path / "empty")), "curve-repeats"]) == 2
+    assert "no published weights" in error_line(capsys)
+
+
+def test_script_logprob_curve_scores_every_version_on_the_runs_scripts(tmp_path: Path, capsys) -> None:
+    from alphaprover.analyze.script_logprob import logprob_row
+    from alphaprover.iterate_cmd import logprob_scorer
+
+    steps = [("x : R\n⊢ x + 1 > x", "intros x.", 2), ("x : R\n⊢ x + 1 > x", "lra.", 1),
+             ("n : nat\n⊢ n + 0 = n", "induction n.", 3)]
+    run = make_run(tmp_path)
+    assert main(["analyze", str(run), "script-logprob-curve"]) == 2
+    assert "no evaluated round 0" in error_line(capsys)
+    write_rows(run / "rounds" / "r000" / "heldout.jsonl", [{"problem": "heldout/fam_vieta_90000", "proved": False}])
+    references = run / "script_references.jsonl"  # present: nothing is replayed in Coq
+    write_rows(references, [{"problem": "heldout/fam_vieta_90000", "goal": steps[1][0], "tactic": "lra.", "steps": 1}])
+    assert main(["analyze", str(run), "script-logprob-curve"]) == 2  # one-step scripts only
+    assert "no multi-step scripts" in error_line(capsys)
+    write_rows(references,
+               [{"problem": "heldout/fam_vieta_90000", "goal": g, "tactic": t, "steps": s} for g, t, s in steps])
+    weights = tiny_checkpoint(run / "weights" / "v000000", [g for g, _, _ in steps])
+    assert main(["analyze", str(run), "script-logprob-curve"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("2 script steps before the closing call")  # the closing `lra.` is not scored
+    scores = logprob_scorer(weights, [(g, t) for g, t, s in steps if s > 1])
+    assert out[-1] == logprob_row("v000000", scores)
+
+
+def test_value_fixed_goals_scores_one_runs_weights_on_another_runs_goals(tmp_path: Path, capsys) -> None:
+    from alphaprover.analyze.run_files import value_auc
+
+    goals = [("x : R\n⊢ x + 1 > x", True), ("n : nat\n⊢ n + 0 = n", True), ("x : R\n⊢ x * x < 0", False),
+             ("f : R -> R\n⊢ f 3 = 7", False)]
+    weights = tiny_checkpoint(tmp_path / "a" / "weights" / "v000000", [g for g, _ in goals])
+    (tmp_path / "a" / "rounds").mkdir()  # run a: weights, no goal files of its own
+    heldout = tmp_path / "b" / "rounds" / "r000" / "heldout.jsonl"
+    heldout.parent.mkdir(parents=True)
+    heldout.write_text(json.dumps({"problem": "p", "proved": True, "goals": [[g, label] for g, label in goals]}) + "\n",
+                       encoding="utf-8")
+    assert main(["analyze", str(tmp_path / "a"), "value-fixed-goals", "--goals", "r000"]) == 2  # not in run a
+    assert "r000" in capsys.readouterr().err
+    assert main(["analyze", str(tmp_path / "a"), "value-fixed-goals", "--goals-from", str(tmp_path / "b"),
+                 "--goals", "r000"]) == 0
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    assert row == f"| v000000 | {value_auc(str(weights), heldout):.3f} |"
