@@ -23,7 +23,7 @@ class UsageError(Exception):
 def register_defaults() -> None:
     """Put the dataclass defaults into Hydra's ConfigStore, so every constant is written once:
     in its dataclass (search/config.py, networks/model.py, networks/train.py,
-    lean_interface/problems/factory/build.py)."""
+    lean_interface/problems/factory/build.py, selfplay/loop_config.py)."""
     from dataclasses import asdict
 
     from hydra.core.config_store import ConfigStore
@@ -40,17 +40,14 @@ def register_defaults() -> None:
         "best_first": asdict(BestFirstConfig()),
         "portfolio": {"tactics": list(PortfolioConfig().tactics)},
     })
-    from selfplay.learner import LearnerConfig
-    from selfplay.loop import SelfPlayConfig
-    from selfplay.matchmaker import MatchmakerConfig
     from selfplay.actor import ActorConfig
+    from selfplay.loop_config import ExpertIterationConfig, RunConfig, SelfPlayConfig
 
     defaults = asdict(SelfPlayConfig(run_dir="???", checkpoint="???"))
-    from selfplay.expert_iteration import SHARED_KEYS, ExpertIterationConfig
-
-    defaults.update(learner=asdict(LearnerConfig()), matchmaker=asdict(MatchmakerConfig()), actor=asdict(ActorConfig()))
+    defaults["actor"] = asdict(ActorConfig())
+    # expert iteration reads RunConfig's keys from the top level, the rest of its own under `iteration:`
     defaults["iteration"] = {key: value for key, value in asdict(ExpertIterationConfig(run_dir="", checkpoint="")).items()
-                             if key not in SHARED_KEYS}
+                             if key not in RunConfig.keys()}
     store.store(name="selfplay_defaults", node=defaults)
     pretrain = asdict(PretrainConfig(train_file="???", valid_file="???", out_dir="???"))
     pretrain["model"] = asdict(ProverModelConfig())

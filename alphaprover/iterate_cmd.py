@@ -27,13 +27,6 @@ from selfplay.actor import ActorConfig, SourceProblem
 DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
 
 
-def iteration_settings(plain: dict) -> dict:
-    """The ExpertIterationConfig fields of a composed train config (top-level shared keys + `iteration`)."""
-    from selfplay.expert_iteration import SHARED_KEYS
-
-    return {**{key: plain[key] for key in SHARED_KEYS}, **dict(plain.get("iteration") or {})}
-
-
 def factory_files(specs: list[str]) -> list[Path]:
     """The files of the `factory:` sources among `specs` (parsed as the sources module parses them)."""
     from selfplay.sources import parse_spec
@@ -85,7 +78,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     plain["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
     try:
-        settings = ExpertIterationConfig.from_dict(iteration_settings(plain))
+        settings = ExpertIterationConfig.from_train_config(plain)
         ActorConfig.from_dict(plain.get("actor") or {})
         heldout_mode = ActionMode.parse(str(plain.get("heldout_actions") or "network"))
         heldout_plain = {**plain, "decoding": str(plain.get("heldout_decoding") or plain.get("decoding", "sample"))}
@@ -127,7 +120,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
                                str(run_dir / "weights"), actor, int(plain["seed"]) + 1000 * index)
 
         if int(plain["actors"]) == 0:
-            from selfplay.loop import InlineActors
+            from selfplay.runner import InlineActors
 
             return InlineActors(recipe(0)())
         from selfplay.ray_workers import RayActors
@@ -227,5 +220,5 @@ def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
             for r in records if r.lemma in ids]
 
 
-__all__ = ["ensure_factory", "heldout_problems", "iteration_settings", "logprob_scorer", "pool_actor_settings",
+__all__ = ["ensure_factory", "heldout_problems", "logprob_scorer", "pool_actor_settings",
            "run_expert_iteration", "script_references"]

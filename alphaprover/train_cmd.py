@@ -24,7 +24,8 @@ from alphaprover.runtime import (action_mode, backend_language, build_env, build
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
 from selfplay.episode import TrainingRecord
-from selfplay.loop import InlineActors, SelfPlay, SelfPlayConfig
+from selfplay.loop import SelfPlay, SelfPlayConfig
+from selfplay.runner import InlineActors
 
 log = logging.getLogger(__name__)
 

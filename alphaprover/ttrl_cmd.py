@@ -34,8 +34,11 @@ from lean_interface.api import Theorem
 from lean_interface.problems.benchmarks import dev_problem_of, load_benchmark
 from search.action_set import ActionMode
 from selfplay.actor import SourceProblem
-from selfplay.loop import InlineActors, SelfPlayConfig
-from ttrl.loop import LEMMAS_FILE, TTRLConfig, TTRLSession, reconcile
+from selfplay.loop_config import SelfPlayConfig
+from selfplay.runner import InlineActors
+from ttrl.config import TTRLConfig
+from ttrl.loop import TTRLSession
+from ttrl.target_files import LEMMAS_FILE, reconcile
 from ttrl.report import ERROR, PROVED, RunState, load_state, next_slice, save_state, write_report
 
 #: keys of configs/ttrl.yaml that belong to the command (the rest: SelfPlayConfig, TTRLConfig, search)

@@ -139,7 +139,7 @@ if __name__ == "__main__":
 def predicted_values(model: ProverModel, tokenizer: ProofTokenizer, goals: Sequence[str],
                      batch_size: int = 64) -> list[float]:
     """The value head's V (≈ −steps still needed) for each goal: higher means closer to proved.
-    Read against proved / unproved labels as an AUC (`selfplay.expert_iteration.auc`)."""
+    Read against proved / unproved labels as an AUC (`selfplay.round_metrics.auc`)."""
     model.eval()
     values: list[float] = []
     for start in range(0, len(goals), batch_size):

@@ -10,85 +10,26 @@ attempt.
 
 Resume (`resume = true`, the default): the learner reloads `<run_dir>/learner`, the buffer its
 shards, and the matchmaker replays the stored episodes, so a killed run continues where it was.
+
+The submit/poll loop and the learner's steps and publications are `selfplay.runner`'s
+(`run_pool`, `LearnerService`); this module says what the continuous loop submits, stores and
+owes the learner.
 """
 
 from __future__ import annotations
 
-import logging
-import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Sequence
 
 from lean_interface.problems.benchmarks import held_out_problem_of
-from search.config import reject_unknown_keys
-from selfplay.actor import Actor, SourceProblem
+from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
-from selfplay.learner import Learner, LearnerConfig
-from selfplay.matchmaker import Attempt, Matchmaker, MatchmakerConfig
-from selfplay.replay_buffer import MixedSampler, ReplayBuffer
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SelfPlayConfig:
-    """Hydra `train` settings (top level; learner and matchmaker have their own dataclasses)."""
-
-    run_dir: str
-    checkpoint: str
-    actors: int = 2
-    max_minutes: float = 60.0
-    max_episodes: int = 0  # 0 = no limit
-    learner_steps_per_episode: int = 2
-    min_buffer_records: int = 16
-    buffer_capacity: int = 200_000
-    seed: int = 0
-    resume: bool = True
-    learner: LearnerConfig = field(default_factory=LearnerConfig)
-    matchmaker: MatchmakerConfig = field(default_factory=MatchmakerConfig)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "SelfPlayConfig":
-        reject_unknown_keys(cls, data, "train config")
-        values = dict(data)
-        values["learner"] = LearnerConfig.from_dict(dict(values.get("learner") or {}))
-        values["matchmaker"] = MatchmakerConfig.from_dict(dict(values.get("matchmaker") or {}))
-        if values.get("actors", 0) < 0:
-            raise ValueError("actors must be >= 0")
-        return cls(**values)
-
-
-class ActorPool(Protocol):
-    """Where attempts run: `submit` one per idle actor, `poll` finished ones."""
-
-    def idle(self) -> int: ...
-    def submit(self, attempt: Attempt) -> None: ...
-    def poll(self, timeout: float) -> list[tuple[Attempt, Episode | None]]: ...
-    def close(self) -> None: ...
-
-
-class InlineActors:
-    """`actors = 0`: one actor in this process; `poll` runs the submitted attempt to completion."""
-
-    def __init__(self, actor: Actor) -> None:
-        self.actor = actor
-        self.pending: list[Attempt] = []
-
-    def idle(self) -> int:
-        return 0 if self.pending else 1
-
-    def submit(self, attempt: Attempt) -> None:
-        self.pending.append(attempt)
-
-    def poll(self, timeout: float) -> list[tuple[Attempt, Episode | None]]:
-        done = [(attempt, self.actor.play(attempt)) for attempt in self.pending]
-        self.pending.clear()
-        return done
-
-    def close(self) -> None:
-        self.actor.close()
+from selfplay.loop_config import SelfPlayConfig
+from selfplay.matchmaker import Attempt, Matchmaker
+from selfplay.replay_buffer import ReplayBuffer
+from selfplay.runner import ActorPool, Feed, LearnerService, run_pool
 
 
 @dataclass
@@ -123,9 +64,8 @@ class SelfPlay:
         self.buffer = ReplayBuffer(self.run_dir / "buffer", cfg.buffer_capacity)
         self.matchmaker = Matchmaker(sorted(self.problems), cfg.matchmaker, seed=cfg.seed)
         self.matchmaker.replay(e for e in self.buffer.episodes_iter() if e.problem in self.problems)
-        self.learner = Learner(self.run_dir, cfg.checkpoint, cfg.learner, seed=cfg.seed)
-        self.sampler = MixedSampler(self.buffer, list(supervised), cfg.learner.replay_fraction,
-                                    random.Random(cfg.seed + self.learner.step))
+        self.learner = LearnerService(self.run_dir, cfg.checkpoint, cfg.learner, cfg.seed, self.buffer, supervised,
+                                      writer, publish_every=cfg.learner.publish_every)
         self.writer = writer
         self.progress = Progress()
         self.owed_steps = 0
@@ -157,46 +97,56 @@ class SelfPlay:
         """Up to `max_steps` owed learner steps (none until the buffer holds enough records)."""
         done = 0
         while self.owed_steps > 0 and done < max_steps and len(self.buffer) >= self.cfg.min_buffer_records:
-            losses = self.learner.train_batch(self.sampler.sample(self.cfg.learner.batch_size))
+            self.learner.train_step()
             self.owed_steps -= 1
             done += 1
             self.progress.learner_steps += 1
-            if self.writer is not None:
-                for name, value in losses.items():
-                    self.writer.add_scalar(f"learner/{name}", value, self.learner.step)
-            if self.learner.step % self.cfg.learner.publish_every == 0:
-                version, _ = self.learner.publish()
-                if self.writer is not None:
-                    self.writer.add_scalar("learner/version", version, self.learner.step)
         return done
 
     # ---- the loop ----------------------------------------------------------------------------------
     def run(self, pool: ActorPool, on_progress: Callable[["SelfPlay"], None] | None = None) -> Progress:
         """Until `max_minutes` or `max_episodes` (this session); ends with a checkpoint."""
         deadline = time.monotonic() + 60 * self.cfg.max_minutes if self.cfg.max_minutes > 0 else float("inf")
-        in_flight = 0
         try:
-            while True:
-                finished = self.cfg.max_episodes and self.progress.episodes >= self.cfg.max_episodes
-                if time.monotonic() < deadline and not finished:
-                    while pool.idle() > 0 and not (self.cfg.max_episodes and self.progress.episodes + in_flight
-                                                   >= self.cfg.max_episodes):
-                        pool.submit(self.matchmaker.next_attempt())
-                        in_flight += 1
-                elif in_flight == 0:
-                    break
-                for attempt, episode in pool.poll(timeout=0.05 if self.owed_steps else 1.0):
-                    in_flight -= 1
-                    if episode is None:  # the actor died mid-attempt: nothing was stored, try again later
-                        self.progress.lost_attempts += 1
-                        continue
-                    self.handle(attempt, episode)
-                    if on_progress is not None:
-                        on_progress(self)
-                # actors busy: one step between polls; inline (no one searching): all owed steps
-                self.learn(max_steps=1 if pool.idle() == 0 else self.owed_steps)
+            run_pool(pool, _Continuous(self, deadline, on_progress))
         finally:
             pool.close()
             self.learner.save()
             self.buffer.close()
         return self.progress
+
+
+class _Continuous(Feed):
+    """The matchmaker's next attempt for every idle actor until the deadline or `max_episodes`;
+    between polls one owed learner step while every actor searches, all of them when one waits."""
+
+    def __init__(self, driver: SelfPlay, deadline: float, on_progress: Callable[[SelfPlay], None] | None) -> None:
+        self.driver, self.deadline, self.on_progress = driver, deadline, on_progress
+        self.cap = driver.cfg.max_episodes
+
+    def submitting(self, in_flight: int) -> bool:
+        finished = self.cap and self.driver.progress.episodes >= self.cap
+        return time.monotonic() < self.deadline and not finished
+
+    def next_attempt(self, in_flight: int) -> Attempt | None:
+        if self.cap and self.driver.progress.episodes + in_flight >= self.cap:
+            return None
+        return self.driver.matchmaker.next_attempt()
+
+    def lost(self, attempt: Attempt) -> None:
+        self.driver.progress.lost_attempts += 1   # nothing was stored: the matchmaker offers it again later
+
+    def collect(self, attempt: Attempt, episode: Episode) -> None:
+        self.driver.handle(attempt, episode)
+        if self.on_progress is not None:
+            self.on_progress(self.driver)
+
+    def poll_timeout(self) -> float:
+        return 0.05 if self.driver.owed_steps else 1.0
+
+    def between_polls(self, actors_busy: bool) -> None:
+        # actors busy: one step between polls; inline (no one searching): all owed steps
+        self.driver.learn(max_steps=1 if actors_busy else self.driver.owed_steps)
+
+
+__all__ = ["Progress", "SelfPlay", "SelfPlayConfig"]

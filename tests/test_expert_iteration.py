@@ -13,7 +13,8 @@ import pytest
 from lean_interface.api import Theorem
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
-from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState, balanced_by_source
+from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState
+from selfplay.iteration_phases import balanced_by_source
 from selfplay.learner import LearnerConfig
 from selfplay.matchmaker import Attempt
 from selfplay.round_metrics import (CURVE_COLUMNS, append_curve_row, append_row, auc, family_of, median, read_rows, spread,

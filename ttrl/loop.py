@@ -8,8 +8,9 @@ and pools (`InlineActors`, `RayActors`), run over the problems
   variants/<variant name>       its variants (source `variant`), from `ttrl.variants`
 
 with its own run directory (`<run_dir>/<name>/`: buffer, learner, published weights,
-variants.json), which the next slice resumes. Only the choice of attempts is TTRL's own, so the
-session drives `SelfPlay.handle` / `SelfPlay.learn` from its own loop instead of `SelfPlay.run`:
+variants.json, lemmas.json: `ttrl.target_files`), which the next slice resumes. Only the choice of
+attempts is TTRL's own, so the session hands `selfplay.runner.run_pool` its own feed (`_Slice`,
+over `SelfPlay.handle` / `SelfPlay.learn`) instead of calling `SelfPlay.run`:
 
 * the first attempt of every slice, and then one after every `target_every` others, is a
   *dedicated* attempt at the target (so an easy target costs one search), with the matchmaker's
@@ -46,7 +47,6 @@ Variants are generated once per target (`variants.json`) and kept across slices.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -54,109 +54,18 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
-from search.config import config_from_dict
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
-from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
+from selfplay.loop import SelfPlay, SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
+from selfplay.runner import ActorPool, Feed, run_pool
+from ttrl.config import TTRLConfig
 from ttrl.lemmas import LemmaTable, record_lemma
-from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
-from ttrl.statement import normalise
+from ttrl.report import ERROR, EpisodeSummary, TargetState
+from ttrl.target_files import LEMMAS_FILE, VARIANTS_FILE, VariantStore, reconcile, target_problem, variant_problem
 from ttrl.variants import Counts, Variant, bridged_variants, from_subgoals, generate_variants
 
 log = logging.getLogger(__name__)
-
-VARIANTS_FILE = "variants.json"
-LEMMAS_FILE = "lemmas.json"
-
-
-@dataclass(frozen=True)
-class TTRLConfig:
-    """The TTRL keys of configs/ttrl.yaml (self-play's own keys go to `SelfPlayConfig`)."""
-
-    max_variants: int = 32            # structural variants generated per target
-    max_bridged_variants: int = 8     # bridged variants (a hypothesis instantiated) per target, tried first
-    target_every: int = 4             # a dedicated target attempt after every N others (0 = matchmaker only)
-    subgoal_variants: bool = True     # failed target attempt → its open subgoals become variants
-    subgoals_per_attempt: int = 4     # goal texts taken from one failed attempt
-    max_subgoal_variants: int = 32    # subgoal variants per target, in all
-    min_attempt_seconds: float = 2.0  # no attempt starts with less of the slice left
-    grace_seconds: float = 30.0       # how long past the slice in-flight (Ray) attempts are awaited
-    max_target_errors: int = 3        # consecutive ERROR attempts at the target → the target is in error
-    final_attempt_fraction: float = 0.0   # the slice's last fraction: one long target attempt (0 = none)
-    final_attempt_simulations: int = 1_000_000   # its simulation cap (its time is the real limit)
-
-    def __post_init__(self) -> None:
-        if self.max_variants < 0 or self.max_bridged_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
-                or self.max_subgoal_variants < 0:
-            raise ValueError("max_variants, max_bridged_variants, target_every, subgoals_per_attempt and "
-                             "max_subgoal_variants must be >= 0")
-        if self.min_attempt_seconds <= 0 or self.grace_seconds < 0 or self.max_target_errors < 1:
-            raise ValueError("min_attempt_seconds must be > 0, grace_seconds >= 0, max_target_errors >= 1")
-        if not 0.0 <= self.final_attempt_fraction < 1.0 or self.final_attempt_simulations < 1:
-            raise ValueError("final_attempt_fraction must be in [0, 1), final_attempt_simulations >= 1")
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "TTRLConfig":
-        return config_from_dict(cls, data, "ttrl config")
-
-
-def target_problem(name: str, theorem: Theorem) -> SourceProblem:
-    return SourceProblem(f"{TARGET_PREFIX}{name}", "target", theorem)
-
-
-def variant_problem(variant: Variant) -> SourceProblem:
-    return SourceProblem(f"{VARIANT_PREFIX}{variant.theorem.name}", "variant", variant.theorem)
-
-
-class VariantStore:
-    """`<target dir>/variants.json`: the target's variants (structural ones made once, subgoal ones
-    appended), the goal texts already turned into variants, and the subgoal rounds so far."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.generated = False
-        self.variants: list[Variant] = []
-        self.used_goals: list[str] = []
-        self.rounds = 0
-        if self.path.exists():
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            self.generated = bool(data.get("generated", True))
-            self.variants = [Variant.from_dict(v) for v in data.get("variants", [])]
-            self.used_goals = list(data.get("used_goals", []))
-            self.rounds = int(data.get("rounds", 0))
-
-    def save(self) -> None:
-        write_atomic(self.path, json.dumps({"generated": self.generated, "rounds": self.rounds,
-                                            "variants": [v.to_dict() for v in self.variants],
-                                            "used_goals": self.used_goals}, indent=1, ensure_ascii=False))
-
-    def add(self, variants: Sequence[Variant]) -> list[Variant]:
-        """Append the variants whose name and statement are new; return those."""
-        names = {v.theorem.name for v in self.variants}
-        props = {normalise(v.proposition) for v in self.variants}
-        added = []
-        for variant in variants:
-            prop = normalise(variant.proposition)
-            if variant.theorem.name in names or prop in props:
-                continue
-            names.add(variant.theorem.name)
-            props.add(prop)
-            added.append(variant)
-        self.variants.extend(added)
-        return added
-
-    def statements(self) -> dict[str, str]:
-        return {v.theorem.name: v.proposition for v in self.variants}
-
-    def by_kind(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for variant in self.variants:
-            counts[variant.kind] = counts.get(variant.kind, 0) + 1
-        return counts
-
-    def subgoal_count(self) -> int:
-        return sum(v.kind == "subgoal" for v in self.variants)
 
 
 def open_subgoals(episode: Episode) -> list[str]:
@@ -361,7 +270,7 @@ class TTRLSession:
             pool = self.make_pool(problems)
             final_at = deadline - self.config.final_attempt_fraction * seconds \
                 if self.config.final_attempt_fraction > 0 else None
-            self._loop(driver, pool, summary, deadline, final_at, result, tick)
+            run_pool(pool, _Slice(self, driver, pool, summary, deadline, final_at, result, tick))
             return result
         finally:
             try:
@@ -377,105 +286,107 @@ class TTRLSession:
     def _final_attempt(self, driver: SelfPlay, remaining: float) -> Attempt:
         """The slice's long target attempt, after the owed learner steps and with the newest weights."""
         driver.learn(max_steps=driver.owed_steps)
-        learner = driver.learner
-        if learner.step % driver.cfg.learner.publish_every != 0:   # steps since the last publication
-            learner.publish()
+        driver.learner.publish_unpublished()
         return Attempt(self.target.id, False, max(0.5, remaining), self.config.final_attempt_simulations)
 
-    def _loop(self, driver: SelfPlay, pool: ActorPool, summary: EpisodeSummary, deadline: float,
-              final_at: float | None, result: SessionResult, tick: Callable[[], None]) -> None:
-        cfg, clock = self.config, self.clock
-        cap = self.selfplay.max_episodes
-        since_target = cfg.target_every   # the first attempt of a slice is the target
-        in_flight = target_errors = 0
 
-        def self_play_end() -> float:
-            """Self-play attempts and learner steps end here: the final attempt's start, or the deadline."""
-            return final_at if final_at is not None else deadline
-
-        while True:
-            remaining = deadline - clock()
-            capped = bool(cap) and result.episodes + in_flight >= cap
-            if not result.stopped and remaining >= cfg.min_attempt_seconds and not capped:
-                while pool.idle() > 0 and not (cap and result.episodes + in_flight >= cap):
-                    if final_at is not None and final_at - clock() < cfg.min_attempt_seconds:
-                        if in_flight:      # the final attempt waits for the in-flight ones (Ray)
-                            break
-                        pool.submit(self._final_attempt(driver, deadline - clock()))
-                        final_at = None    # submitted: from now on the slice ends at the deadline
-                        in_flight += 1
-                        continue
-                    dedicated = cfg.target_every > 0 and since_target >= cfg.target_every
-                    since_target = 0 if dedicated else since_target + 1
-                    pool.submit(self._attempt(driver, dedicated, self_play_end() - clock()))
-                    in_flight += 1
-            else:
-                if not result.stopped:
-                    result.stopped = "episodes" if capped else "time"
-                if in_flight == 0 or result.stopped in ("proved", "disproved", "error") \
-                        or clock() > deadline + cfg.grace_seconds:
-                    return
-            for attempt, episode in pool.poll(timeout=0.05 if driver.owed_steps else 1.0):
-                in_flight -= 1
-                if episode is None:   # an actor died mid-attempt: nothing stored
-                    result.lost_attempts += 1
-                    continue
-                driver.handle(attempt, episode)
-                summary.add(episode)
-                if self._record_lemma(episode):   # the target's root now closes in one step: try it next
-                    since_target = cfg.target_every
-                result.episodes += 1
-                on_target = attempt.problem == self.target.id and not attempt.disprove
-                result.target_attempts += on_target
-                if summary.decided and not result.stopped:
-                    result.stopped = "proved" if summary.proof is not None else "disproved"
-                if attempt.problem == self.target.id:
-                    target_errors = target_errors + 1 if episode.outcome is Outcome.ERROR else 0
-                    if target_errors >= cfg.max_target_errors and not result.stopped:
-                        # the statement does not elaborate (or the prover cannot start): stop, do not spin
-                        self.state.status, self.state.error = ERROR, episode.error or "attempts end in error"
-                        result.stopped = "error"
-                if on_target and episode.outcome is Outcome.FAILED and not summary.decided:
-                    added = self._subgoal_variants(episode)
-                    if added:
-                        result.new_variants += len(added)
-                        if self._extend(driver, pool, [variant_problem(v) for v in added]):
-                            log.info("%s: %d subgoal variants joined the slice", self.name, len(added))
-                tick()
-            if result.stopped in ("proved", "disproved", "error"):
-                return
-            # actors busy: one learner step between polls; in-process actor idle: the owed steps
-            if pool.idle() == 0:
-                result.learner_steps += driver.learn(max_steps=1)
-            else:
-                while driver.owed_steps > 0 and self_play_end() - clock() >= cfg.min_attempt_seconds:
-                    done = driver.learn(max_steps=1)
-                    result.learner_steps += done
-                    if not done:
-                        break
+#: how a slice ends before its time: nothing in flight is awaited
+DECISIVE = ("proved", "disproved", "error")
 
 
-def reconcile(target_dir: str | Path, state: TargetState, buffer_capacity: int = 200_000) -> None:
-    """Bring `state` up to date with what the target's replay buffer holds (after a crash the buffer
-    may hold a proof that state.json had not recorded yet, and proved subgoal variants lemmas.json
-    had not). Nothing is written to the buffer."""
-    from selfplay.replay_buffer import ReplayBuffer
+class _Slice(Feed):
+    """One slice through `selfplay.runner.run_pool` (see the module docstring): what it submits
+    (dedicated target attempts among the matchmaker's picks, bridged variants first, the final
+    attempt), what each episode means for the target, and the learner's owed steps."""
 
-    buffer_dir = Path(target_dir) / "buffer"
-    if not buffer_dir.is_dir():
-        return
-    store = VariantStore(Path(target_dir) / VARIANTS_FILE)
-    lemmas = LemmaTable(Path(target_dir) / LEMMAS_FILE)
-    summary = EpisodeSummary(f"{TARGET_PREFIX}{state.name}")
-    with ReplayBuffer(buffer_dir, buffer_capacity) as buffer:
-        for episode in buffer.episodes_iter():
-            summary.add(episode)
-            record_lemma(lemmas, store.variants, episode)      # lemmas.json may lag the buffer too
-    summary.apply(state, store.statements())
-    if summary.proof is not None:
-        state.lemmas_used = lemmas.used_in(summary.proof)
-    state.variants_generated, state.variants_by_kind = len(store.variants), store.by_kind()
+    def __init__(self, session: TTRLSession, driver: SelfPlay, pool: ActorPool, summary: EpisodeSummary,
+                 deadline: float, final_at: float | None, result: SessionResult, tick: Callable[[], None]) -> None:
+        self.session, self.driver, self.pool, self.summary = session, driver, pool, summary
+        self.deadline, self.final_at, self.result, self.tick = deadline, final_at, result, tick
+        self.cfg, self.clock = session.config, session.clock
+        self.since_target = self.cfg.target_every   # the first attempt of a slice is the target
+        self.target_errors = 0
+
+    def _capped(self, in_flight: int) -> bool:
+        cap = self.session.selfplay.max_episodes
+        return bool(cap) and self.result.episodes + in_flight >= cap
+
+    def _self_play_end(self) -> float:
+        """Self-play attempts and learner steps end here: the final attempt's start, or the deadline."""
+        return self.final_at if self.final_at is not None else self.deadline
+
+    def submitting(self, in_flight: int) -> bool:
+        capped = self._capped(in_flight)
+        if not self.result.stopped and self.deadline - self.clock() >= self.cfg.min_attempt_seconds and not capped:
+            return True
+        if not self.result.stopped:
+            self.result.stopped = "episodes" if capped else "time"
+        return False
+
+    def finished(self) -> bool:
+        return self.result.stopped in DECISIVE
+
+    def gave_up_waiting(self) -> bool:
+        return self.clock() > self.deadline + self.cfg.grace_seconds
+
+    def next_attempt(self, in_flight: int) -> Attempt | None:
+        cfg, clock = self.cfg, self.clock
+        if self._capped(in_flight):
+            return None
+        if self.final_at is not None and self.final_at - clock() < cfg.min_attempt_seconds:
+            if in_flight:      # the final attempt waits for the in-flight ones (Ray)
+                return None
+            attempt = self.session._final_attempt(self.driver, self.deadline - clock())
+            self.final_at = None    # submitted: from now on the slice ends at the deadline
+            return attempt
+        dedicated = cfg.target_every > 0 and self.since_target >= cfg.target_every
+        self.since_target = 0 if dedicated else self.since_target + 1
+        return self.session._attempt(self.driver, dedicated, self._self_play_end() - clock())
+
+    def lost(self, attempt: Attempt) -> None:
+        self.result.lost_attempts += 1   # an actor died mid-attempt: nothing stored
+
+    def collect(self, attempt: Attempt, episode: Episode) -> None:
+        session, driver, summary, result, cfg = self.session, self.driver, self.summary, self.result, self.cfg
+        target = session.target.id
+        driver.handle(attempt, episode)
+        summary.add(episode)
+        if session._record_lemma(episode):   # the target's root now closes in one step: try it next
+            self.since_target = cfg.target_every
+        result.episodes += 1
+        on_target = attempt.problem == target and not attempt.disprove
+        result.target_attempts += on_target
+        if summary.decided and not result.stopped:
+            result.stopped = "proved" if summary.proof is not None else "disproved"
+        if attempt.problem == target:
+            self.target_errors = self.target_errors + 1 if episode.outcome is Outcome.ERROR else 0
+            if self.target_errors >= cfg.max_target_errors and not result.stopped:
+                # the statement does not elaborate (or the prover cannot start): stop, do not spin
+                session.state.status, session.state.error = ERROR, episode.error or "attempts end in error"
+                result.stopped = "error"
+        if on_target and episode.outcome is Outcome.FAILED and not summary.decided:
+            added = session._subgoal_variants(episode)
+            if added:
+                result.new_variants += len(added)
+                if session._extend(driver, self.pool, [variant_problem(v) for v in added]):
+                    log.info("%s: %d subgoal variants joined the slice", session.name, len(added))
+        self.tick()
+
+    def poll_timeout(self) -> float:
+        return 0.05 if self.driver.owed_steps else 1.0
+
+    def between_polls(self, actors_busy: bool) -> None:
+        # actors busy: one learner step between polls; in-process actor idle: the owed steps
+        if actors_busy:
+            self.result.learner_steps += self.driver.learn(max_steps=1)
+            return
+        while self.driver.owed_steps > 0 and self._self_play_end() - self.clock() >= self.cfg.min_attempt_seconds:
+            done = self.driver.learn(max_steps=1)
+            self.result.learner_steps += done
+            if not done:
+                break
 
 
+# TTRLConfig, VariantStore, reconcile and the problem names lived here before ttrl.config and ttrl.target_files
 __all__ = ["LEMMAS_FILE", "SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile",
            "target_problem", "variant_problem"]

@@ -1,0 +1,199 @@
+"""The four phases of expert iteration and the plan of a round's search (docs/ARCHITECTURE.md
+§Expert iteration).
+
+  reference  once: the held-out slice searched by the automation alone → `references.jsonl`
+  evaluate   the held-out slice with the current weights → `rounds/rNNN/heldout.jsonl`
+  search     the round's train problems (`search_batch`), a `policy_search_share` of them with
+             the policy alone → the replay buffer, then `rounds/rNNN/search.jsonl`
+  learn      learner steps up to the step the phase recorded at its start, then publish
+
+Each phase runs its attempts through `selfplay.runner.run_batch` on a pool of its own kind and
+returns True once its work is all on disk (False: the deadline came first; rerun, it skips what
+its file holds).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from typing import Callable, Mapping, Sequence
+
+from search.value_units import UNPROVED_STEPS
+from selfplay.actor import SourceProblem
+from selfplay.curriculum import budget_factor, family_records, weighted_by_family
+from selfplay.episode import Episode
+from selfplay.iteration_state import LEARN, REFERENCE, SEARCH, RunFiles, tally
+from selfplay.loop_config import ExpertIterationConfig
+from selfplay.matchmaker import Attempt
+from selfplay.replay_buffer import ReplayBuffer
+from selfplay.round_metrics import append_row, family_of, read_rows
+from selfplay.runner import ActorPool, LearnerService, ProgressHook, run_batch
+
+log = logging.getLogger(__name__)
+
+#: the pool kind of the search phase's policy-alone share
+SEARCH_POLICY = "search-policy"
+#: the source whose share `curriculum: family` draws by family and budgets (its ids carry a family)
+CURRICULUM_SOURCE = "factory"
+#: goals per held-out search kept for the value AUC (proved and unproved alike)
+AUC_GOALS_PER_PROBLEM = 24
+
+#: (pool kind, the problem ids it will be asked about) → a pool of actors for that job; the kinds are
+#: "reference" (automation alone), "heldout" and "search-policy" (the held-out action set, i.e. the
+#: policy alone by default) and "search" (the search's action set)
+PoolFactory = Callable[[str, list[str]], ActorPool]
+
+
+def balanced_by_source(problems: Sequence[str], source_of: Callable[[str], str]) -> list[str]:
+    """`problems` reordered so that the sources take turns (in order of first appearance), each
+    keeping its own order: a prefix of any length shares itself evenly among the sources that
+    still have problems. One source: the order is unchanged."""
+    queues: dict[str, list[str]] = {}
+    for problem in problems:
+        queues.setdefault(source_of(problem), []).append(problem)
+    ordered: list[str] = []
+    for turn in range(max((len(queue) for queue in queues.values()), default=0)):
+        ordered += [queue[turn] for queue in queues.values() if turn < len(queue)]
+    return ordered
+
+
+class Phases:
+    """The phases over one run's files, buffer and learner; `on_progress` hears of every stored
+    attempt and learner step."""
+
+    def __init__(self, cfg: ExpertIterationConfig, files: RunFiles, train: Mapping[str, SourceProblem],
+                 heldout_slice: Sequence[str], buffer: ReplayBuffer, learner: LearnerService,
+                 make_pool: PoolFactory, writer=None) -> None:
+        self.cfg, self.files, self.train, self.heldout_slice = cfg, files, train, heldout_slice
+        self.buffer, self.learner, self.make_pool, self.writer = buffer, learner, make_pool, writer
+        self.on_progress: ProgressHook | None = None
+
+    def _run(self, kind: str, attempts: list[Attempt], store: Callable[[Episode], None], deadline: float) -> bool:
+        ids = [attempt.problem for attempt in attempts]
+        return run_batch(lambda: self.make_pool(kind, ids), kind, attempts, store, deadline, self.on_progress)
+
+    # ---- reference and evaluate: the held-out slice ---------------------------------------------------
+    def reference(self, deadline: float) -> bool:
+        """The held-out slice by the automation alone; pruned proof steps → references.jsonl."""
+        path = self.files.run_dir / "references.jsonl"
+        done = {row["problem"] for row in read_rows(path)}
+        attempts = [Attempt(p, False, self.cfg.heldout_seconds, self.cfg.search_simulations)
+                    for p in self.heldout_slice if p not in done]
+
+        def store(episode: Episode) -> None:
+            steps = [(r.goal, r.tactic) for r in episode.records if r.tactic is not None] if episode.proved else []
+            append_row(path, {"problem": episode.problem, "proved": episode.proved, "steps": steps})
+
+        return self._run(REFERENCE, attempts, store, deadline)
+
+    def evaluate(self, round_index: int, deadline: float) -> bool:
+        """The held-out slice with the current weights; True once every problem has a row."""
+        path = self.files.heldout_path(round_index)
+        done = {row["problem"] for row in read_rows(path)}
+        todo = [p for p in self.heldout_slice if p not in done]
+        attempts = [Attempt(p, False, self.cfg.heldout_seconds, self.cfg.heldout_simulations) for p in todo]
+
+        def store(episode: Episode) -> None:
+            goals = [(r.goal, r.steps < UNPROVED_STEPS) for r in episode.records][:AUC_GOALS_PER_PROBLEM]
+            append_row(path, {"problem": episode.problem, "proved": episode.proved, "outcome": episode.outcome.value,
+                              "seconds": round(episode.seconds, 3), "simulations": episode.simulations,
+                              "weights_version": episode.weights_version, "proof": episode.proof, "goals": goals})
+
+        return self._run("heldout", attempts, store, deadline)
+
+    # ---- search: the round's train problems -------------------------------------------------------------
+    def search_batch(self, round_index: int) -> list[str]:
+        """This round's search problems not searched yet: of the train problems unproved when the
+        round began, fewest attempts first, ties in an order drawn from (seed, round), and every
+        source an equal share (`balanced_by_source`: 27,814 factory items beside 213 miniF2F
+        train problems would otherwise leave the latter one attempt a round). With
+        `curriculum: family` the factory's share is drawn family by family, weighed by each
+        family's search record (`selfplay.curriculum`). The plan depends on the rounds before
+        this one only, so a resumed round searches what it planned."""
+        count = self.cfg.problems_per_round
+        history = self.files.search_history(before_round=round_index)
+        attempts, proved = tally(history)
+        candidates = [p for p in sorted(self.train) if p not in proved]
+        random.Random(f"{self.cfg.seed}/{round_index}").shuffle(candidates)
+        candidates.sort(key=lambda p: attempts.get(p, 0))
+        if self.cfg.curriculum == "family":
+            records = family_records(history, family_of, self.cfg.curriculum_window)
+            rng = random.Random(f"{self.cfg.seed}/{round_index}/curriculum")
+            by_source: dict[str, list[str]] = {}
+            for problem in candidates:
+                by_source.setdefault(self.train[problem].source, []).append(problem)
+            candidates = [p for source, problems in by_source.items()
+                          for p in (weighted_by_family(problems, family_of, records, rng, count, attempts)
+                                    if source == CURRICULUM_SOURCE else problems[:count])]
+        plan = balanced_by_source(candidates, lambda p: self.train[p].source)[:count]
+        done_now = {row["problem"] for row in read_rows(self.files.search_path(round_index))}
+        return [p for p in plan if p not in done_now]
+
+    def searched_by_policy(self, round_index: int, problem: str) -> bool:
+        """Whether `problem` is searched with the policy alone in round `round_index`: a draw from
+        (seed, round, problem), so a resumed round splits its batch the same way."""
+        draw = random.Random(f"{self.cfg.seed}/{round_index}/{problem}").random()
+        return draw < self.cfg.policy_search_share
+
+    def budget_factors(self, round_index: int, problems: Sequence[str]) -> dict[str, float]:
+        """Per problem, the multiple of the base search budget it gets this round: 1, except with
+        `curriculum: family` and `curriculum_max_budget` > 1, where a factory item's family record
+        (searches before this round) sets it (`selfplay.curriculum.budget_factor`)."""
+        if self.cfg.curriculum != "family" or self.cfg.curriculum_max_budget == 1.0:
+            return dict.fromkeys(problems, 1.0)
+        records = family_records(self.files.search_history(before_round=round_index), family_of,
+                                 self.cfg.curriculum_window)
+        return {p: budget_factor(*records.get(family_of(p), (0, 0)), self.cfg.curriculum_max_budget)
+                if self.train[p].source == CURRICULUM_SOURCE else 1.0 for p in problems}
+
+    def search(self, round_index: int, deadline: float) -> bool:
+        """This round's train problems, the policy-alone share first; proofs (pruned by the
+        actors) into the buffer."""
+        path = self.files.search_path(round_index)
+        batch = self.search_batch(round_index)
+        by_policy = [p for p in batch if self.searched_by_policy(round_index, p)]
+        by_search = [p for p in batch if not self.searched_by_policy(round_index, p)]
+
+        def store_as(actions: str) -> Callable[[Episode], None]:
+            def store(episode: Episode) -> None:
+                self.buffer.add(episode)   # first the buffer (fsynced), then the row that marks it done
+                append_row(path, {"problem": episode.problem, "proved": episode.proved,
+                                  "outcome": episode.outcome.value, "actions": actions,
+                                  "seconds": round(episode.seconds, 3), "records": len(episode.records),
+                                  "weights_version": episode.weights_version, "proof": episode.proof})
+                if self.writer is not None:
+                    self.writer.add_scalar("search/buffer_records", len(self.buffer), self.buffer.episodes)
+            return store
+
+        factors = self.budget_factors(round_index, batch)
+
+        def attempts(problems: list[str]) -> list[Attempt]:
+            return [Attempt(p, False, self.cfg.search_seconds * factors[p],
+                            max(1, round(self.cfg.search_simulations * factors[p]))) for p in problems]
+
+        if not self._run(SEARCH_POLICY, attempts(by_policy), store_as("policy"), deadline):
+            return False
+        return self._run(SEARCH, attempts(by_search), store_as("search"), deadline)
+
+    # ---- learn ----------------------------------------------------------------------------------------
+    def learn(self, learn_until: int, deadline: float) -> bool:
+        """Learner steps up to step `learn_until`; True once there (then publish)."""
+        steps = self.cfg.learner_steps_per_round
+        while self.learner.step < learn_until:
+            if time.monotonic() > deadline:
+                self.learner.save()
+                return False
+            if len(self.buffer) < self.cfg.min_buffer_records and not self.learner.has_supervised:
+                log.warning("learn: %d records in the buffer, fewer than %d: no steps this round",
+                            len(self.buffer), self.cfg.min_buffer_records)
+                break
+            self.learner.train_step()
+            if self.on_progress is not None:
+                self.on_progress(LEARN, steps - (learn_until - self.learner.step), steps, False)
+        self.learner.publish()
+        return True
+
+
+__all__ = ["AUC_GOALS_PER_PROBLEM", "CURRICULUM_SOURCE", "SEARCH_POLICY", "Phases", "PoolFactory",
+           "balanced_by_source"]

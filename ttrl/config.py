@@ -1,0 +1,43 @@
+"""The TTRL keys of configs/ttrl.yaml (docs/ARCHITECTURE.md §Test-time RL); self-play's own keys
+go to `selfplay.loop_config.SelfPlayConfig`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from search.config import config_from_dict
+
+
+@dataclass(frozen=True)
+class TTRLConfig:
+    """What makes a slice TTRL rather than plain self-play (`ttrl.loop.TTRLSession`)."""
+
+    max_variants: int = 32            # structural variants generated per target
+    max_bridged_variants: int = 8     # bridged variants (a hypothesis instantiated) per target, tried first
+    target_every: int = 4             # a dedicated target attempt after every N others (0 = matchmaker only)
+    subgoal_variants: bool = True     # failed target attempt → its open subgoals become variants
+    subgoals_per_attempt: int = 4     # goal texts taken from one failed attempt
+    max_subgoal_variants: int = 32    # subgoal variants per target, in all
+    min_attempt_seconds: float = 2.0  # no attempt starts with less of the slice left
+    grace_seconds: float = 30.0       # how long past the slice in-flight (Ray) attempts are awaited
+    max_target_errors: int = 3        # consecutive ERROR attempts at the target → the target is in error
+    final_attempt_fraction: float = 0.0   # the slice's last fraction: one long target attempt (0 = none)
+    final_attempt_simulations: int = 1_000_000   # its simulation cap (its time is the real limit)
+
+    def __post_init__(self) -> None:
+        if self.max_variants < 0 or self.max_bridged_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
+                or self.max_subgoal_variants < 0:
+            raise ValueError("max_variants, max_bridged_variants, target_every, subgoals_per_attempt and "
+                             "max_subgoal_variants must be >= 0")
+        if self.min_attempt_seconds <= 0 or self.grace_seconds < 0 or self.max_target_errors < 1:
+            raise ValueError("min_attempt_seconds must be > 0, grace_seconds >= 0, max_target_errors >= 1")
+        if not 0.0 <= self.final_attempt_fraction < 1.0 or self.final_attempt_simulations < 1:
+            raise ValueError("final_attempt_fraction must be in [0, 1), final_attempt_simulations >= 1")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TTRLConfig":
+        return config_from_dict(cls, data, "ttrl config")
+
+
+__all__ = ["TTRLConfig"]
