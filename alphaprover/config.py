@@ -23,11 +23,13 @@ class UsageError(Exception):
 def register_defaults() -> None:
     """Put the dataclass defaults into Hydra's ConfigStore, so every constant is written once:
     in its dataclass (search/config.py, networks/model.py, networks/train.py,
-    lean_interface/problems/factory/build.py, selfplay/loop_config.py)."""
+    lean_interface/problems/factory/build.py, alphaprover/policy_config.py, selfplay/loop_config.py,
+    ttrl/config.py)."""
     from dataclasses import asdict
 
     from hydra.core.config_store import ConfigStore
 
+    from alphaprover.policy_config import PolicyConfig
     from lean_interface.problems.factory.build import FactoryConfig
     from networks.model import ProverModelConfig
     from networks.train import PretrainConfig
@@ -40,6 +42,7 @@ def register_defaults() -> None:
         "best_first": asdict(BestFirstConfig()),
         "portfolio": {"tactics": list(PortfolioConfig().tactics)},
     })
+    store.store(name="policy_defaults", node=asdict(PolicyConfig()))
     from selfplay.actor import ActorConfig
     from selfplay.loop_config import ExpertIterationConfig, RunConfig, SelfPlayConfig
 
@@ -49,6 +52,9 @@ def register_defaults() -> None:
     defaults["iteration"] = {key: value for key, value in asdict(ExpertIterationConfig(run_dir="", checkpoint="")).items()
                              if key not in RunConfig.keys()}
     store.store(name="selfplay_defaults", node=defaults)
+    from ttrl.config import TTRLConfig
+
+    store.store(name="ttrl_defaults", node=asdict(TTRLConfig()))
     pretrain = asdict(PretrainConfig(train_file="???", valid_file="???", out_dir="???"))
     pretrain["model"] = asdict(ProverModelConfig())
     store.store(name="pretrain_defaults", node=pretrain)

@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
+from alphaprover.policy_config import POLICY_DEFAULTS
 from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint,
                                  sampling_temperatures)
 from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
@@ -81,7 +82,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         settings = ExpertIterationConfig.from_train_config(plain)
         ActorConfig.from_dict(plain.get("actor") or {})
         heldout_mode = ActionMode.parse(str(plain.get("heldout_actions") or "network"))
-        heldout_plain = {**plain, "decoding": str(plain.get("heldout_decoding") or plain.get("decoding", "sample"))}
+        heldout_plain = {**plain, "decoding": str(plain.get("heldout_decoding")
+                                                  or plain.get("decoding", POLICY_DEFAULTS.decoding))}
     except (TypeError, ValueError) as error:
         raise UsageError(f"bad train config: {error}") from None
     if int(plain["actors"]) < 0:

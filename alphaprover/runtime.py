@@ -1,7 +1,8 @@
 """Turn a composed config into the live parts: env, evaluator, search settings, theorem.
 
 Shared by `solve`, `play`, `eval` and `demo` so every command reads the config the same way, and
-every bad value becomes a `UsageError` (one line, exit 2) rather than a traceback.
+every bad value becomes a `UsageError` (one line, exit 2) rather than a traceback. A policy key
+the config lacks reads as its default in `alphaprover.policy_config.PolicyConfig`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from alphaprover.config import UsageError
+from alphaprover.policy_config import POLICY_DEFAULTS
 from lean_interface import EnvError, ProofEnv, Theorem, make_env
 from lean_interface.problems.benchmarks import REPO_ROOT, find_problem, lean_theorem
 from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
@@ -57,7 +59,7 @@ def resolve_checkpoint(path: str) -> Path:
 def action_mode(cfg: dict[str, Any]) -> ActionMode:
     """The config's action set (`actions=network|fixed|mixed`)."""
     try:
-        return ActionMode.parse(str(cfg.get("actions", ActionMode.MIXED.value)))
+        return ActionMode.parse(str(cfg.get("actions", POLICY_DEFAULTS.actions)))
     except ValueError as error:
         raise UsageError(str(error)) from None
 
@@ -67,7 +69,8 @@ def sampling_temperatures(cfg: dict[str, Any]) -> tuple[float, float]:
     temperature · (1 + temperature_step · r) (`networks.evaluator`); a one-line UsageError when
     they are not numbers, the temperature is not positive or the step is negative."""
     try:
-        temperature, step = float(cfg.get("temperature", 1.0)), float(cfg.get("temperature_step", 0.0))
+        temperature = float(cfg.get("temperature", POLICY_DEFAULTS.temperature))
+        step = float(cfg.get("temperature_step", POLICY_DEFAULTS.temperature_step))
     except (TypeError, ValueError):
         raise UsageError("temperature and temperature_step must be numbers") from None
     if temperature <= 0 or step < 0:
@@ -79,7 +82,7 @@ def policy_decoding(cfg: dict[str, Any]) -> str:
     """The config's `decoding`: how the policy proposes a goal's tactics, "sample" (K samples per
     round), "beam" (round r: the K·(r+1) most likely, `networks.evaluator`) or "both" (their
     union); a one-line UsageError for anything else."""
-    decoding = str(cfg.get("decoding", "sample"))
+    decoding = str(cfg.get("decoding", POLICY_DEFAULTS.decoding))
     if decoding not in ("sample", "beam", "both"):
         raise UsageError(f"decoding must be sample, beam or both, not {decoding!r}")
     return decoding

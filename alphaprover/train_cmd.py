@@ -19,6 +19,7 @@ from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
+from alphaprover.policy_config import PolicyConfig
 from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
                                  policy_decoding, sampling_temperatures, vocabulary_for)
 from search.action_set import ActionMode, action_evaluator
@@ -29,11 +30,12 @@ from selfplay.runner import InlineActors
 
 log = logging.getLogger(__name__)
 
-#: top-level keys of configs/train.yaml that are not SelfPlayConfig fields
-CLI_KEYS = ("sources", "supervised_file", "ray_address", "actions", "engine", "temperature", "temperature_step", "decoding",
-            "threads", "backend",
-             "budget", "mcts", "best_first", "portfolio", "method", "actor", "loop", "iteration", "heldout_actions",
-             "heldout_decoding")
+#: top-level keys of configs/train.yaml that are not SelfPlayConfig fields: the command's, the search's,
+#: and the policy's (`checkpoint` and `seed` are SelfPlayConfig fields too)
+CLI_KEYS = ("sources", "supervised_file", "ray_address", "backend", "budget", "mcts", "best_first", "portfolio",
+            "method", "actor", "loop", "iteration", "heldout_actions", "heldout_decoding",
+            *(f.name for f in dataclasses.fields(PolicyConfig) if f.name not in
+              {g.name for g in dataclasses.fields(SelfPlayConfig)}))
 LOOPS = ("expert_iteration", "selfplay")
 
 

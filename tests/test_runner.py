@@ -1,5 +1,5 @@
-"""The one loop runner (selfplay.runner) over scripted pools, and the loop configs' shared base.
-No prover, no network."""
+"""The one loop runner (selfplay.runner) over scripted pools, the loop configs' shared base, and
+the policy and TTRL defaults registered with Hydra. No prover, no network."""
 
 from __future__ import annotations
 
@@ -120,3 +120,23 @@ def test_the_two_train_loops_share_their_run_keys_and_read_them_as_before() -> N
         SelfPlayConfig.from_dict({"run_dir": "r", "checkpoint": "c", "nope": 1})
     with pytest.raises(ValueError, match="actors"):
         SelfPlayConfig.from_dict({"run_dir": "r", "checkpoint": "c", "actors": -1})
+
+
+def test_policy_and_ttrl_defaults_come_from_their_dataclasses() -> None:
+    from alphaprover.config import load_config
+    from alphaprover.policy_config import PolicyConfig
+    from ttrl.config import TTRLConfig
+
+    policy = PolicyConfig()
+    checkpoints = set()
+    for name, threads in (("config", 2), ("train", 1), ("ttrl", 1)):
+        cfg = load_config(name, [])
+        assert (cfg.actions, cfg.engine, cfg.temperature, cfg.temperature_step, cfg.decoding, cfg.seed) == (
+            policy.actions, policy.engine, policy.temperature, policy.temperature_step, policy.decoding, policy.seed)
+        assert cfg.threads == threads
+        checkpoints.add(str(cfg.checkpoint))
+    assert len(checkpoints) == 1 and "???" not in checkpoints       # the policy's, not the loops' placeholder
+    ttrl = load_config("ttrl", ["target_every=2"])
+    keys = {key: ttrl[key] for key in ("max_variants", "target_every", "final_attempt_simulations")}
+    assert keys == {"max_variants": TTRLConfig().max_variants, "target_every": 2,
+                    "final_attempt_simulations": TTRLConfig().final_attempt_simulations}

@@ -1,5 +1,7 @@
-"""The TTRL keys of configs/ttrl.yaml (docs/ARCHITECTURE.md §Test-time RL); self-play's own keys
-go to `selfplay.loop_config.SelfPlayConfig`.
+"""The TTRL keys of configs/ttrl.yaml (docs/ARCHITECTURE.md §Test-time RL).
+
+Registered with Hydra as `ttrl_defaults` (`alphaprover.config.register_defaults`), so every
+default below is written here only; self-play's own keys go to `selfplay.loop_config.SelfPlayConfig`.
 """
 
 from __future__ import annotations

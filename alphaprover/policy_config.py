@@ -1,0 +1,38 @@
+"""The policy's keys, shared by every command that searches with the network (configs/config.yaml,
+train.yaml, ttrl.yaml; docs/ARCHITECTURE.md §Action set, §Search).
+
+Registered with Hydra as `policy_defaults` (`alphaprover.config.register_defaults`), so each
+default is written here only; `alphaprover.runtime` reads a composed config's values with them.
+`checkpoint` and `seed` are also keys of the training loops' configs (the starting weights, the
+run's seed): one key each in the composed tree, read by both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """How the policy network is loaded and asked for tactics."""
+
+    checkpoint: str = "${oc.env:ALPHAPROVER_CHECKPOINT,checkpoints/alphaprover-coq-small}"  # the (starting) weights
+    # what an expansion tries (search/action_set.py): network = the policy's samples; fixed = automation +
+    # hypothesis tactics, uniform priors (no checkpoint needed); mixed = both, every candidate priced by the
+    # network's own log-probability
+    actions: str = "mixed"
+    engine: str | None = None     # policy inference: ct2-float32 (default) | ct2-int8 | torch (networks/evaluator.py)
+    temperature: float = 1.0      # policy sampling temperature
+    # round r of a goal samples at temperature·(1 + step·r); 0.25 measured no gain (BENCHMARKS.md)
+    temperature_step: float = 0.0
+    # sample: K policy samples per round; beam: round r proposes the K·(r+1) most likely; both: the union
+    # (BENCHMARKS.md)
+    decoding: str = "sample"
+    seed: int = 0
+    threads: int = 1              # torch/CTranslate2 threads of one evaluator (per actor, and the learner's)
+
+
+#: the defaults, for reading a config that lacks a key
+POLICY_DEFAULTS = PolicyConfig()
+
+__all__ = ["POLICY_DEFAULTS", "PolicyConfig"]
