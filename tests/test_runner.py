@@ -1,5 +1,6 @@
-"""The one loop runner (selfplay.runner) over scripted pools, the loop configs' shared base, and
-the policy and TTRL defaults registered with Hydra. No prover, no network."""
+"""The one loop runner (selfplay.runner) over scripted pools, the loop configs' shared base, the
+policy and TTRL defaults registered with Hydra, and the TTRL keys that switch on a language
+model's variants. No prover, no network."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lean_interface.api import Theorem
 from selfplay.episode import Episode, Outcome
 from selfplay.matchmaker import Attempt
 from selfplay.runner import Feed, run_batch, run_pool
@@ -136,7 +138,51 @@ def test_policy_and_ttrl_defaults_come_from_their_dataclasses() -> None:
         assert cfg.threads == threads
         checkpoints.add(str(cfg.checkpoint))
     assert len(checkpoints) == 1 and "???" not in checkpoints       # the policy's, not the loops' placeholder
-    ttrl = load_config("ttrl", ["target_every=2"])
+    ttrl = load_config("ttrl", ["target_every=2", "variants.llm_endpoint=http://model.invalid", "variants.llm_n=3"])
     keys = {key: ttrl[key] for key in ("max_variants", "target_every", "final_attempt_simulations")}
     assert keys == {"max_variants": TTRLConfig().max_variants, "target_every": 2,
                     "final_attempt_simulations": TTRLConfig().final_attempt_simulations}
+    parsed = TTRLConfig.from_dict({"target_every": 2, "variants": dict(ttrl.variants)})
+    assert (parsed.variants.llm_endpoint, parsed.variants.llm_model, parsed.variants.llm_n) == (
+        "http://model.invalid", "", 3)
+    assert TTRLConfig().variants.llm_endpoint == ""              # off by default
+    with pytest.raises(ValueError, match="unknown ttrl variants config keys"):
+        TTRLConfig.from_dict({"variants": {"endpoint": "x"}})
+
+
+class DummyEnv:
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("endpoint", ["", "http://model.invalid"])
+def test_a_session_asks_the_language_model_for_variants_only_when_given_an_endpoint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
+    from selfplay.loop import SelfPlayConfig
+    from ttrl import report as R
+    from ttrl.config import TTRLConfig, VariantsConfig
+    from ttrl.loop import TTRLSession
+    from ttrl.variants import Variant
+
+    target = Theorem("t", "Require Import Reals.", "Theorem t : forall x : R, x = x.")
+    asked: list[tuple] = []
+
+    def made(name: str, kind: str) -> Variant:
+        return Variant(Theorem(name, target.header, f"Theorem {name} : {name} = {name}."), kind, "", 0.5)
+
+    def llm_variants(theorem, endpoint, model, n, env, counts=None):
+        asked.append((theorem.name, endpoint, model, n))
+        return [made("t_lm1", "llm")]
+
+    monkeypatch.setattr("ttrl.loop.generate_variants", lambda *args, **kwargs: [made("t_v1", "specialise")])
+    monkeypatch.setattr("ttrl.loop.bridged_variants", lambda *args, **kwargs: [])
+    monkeypatch.setattr("ttrl.loop.llm_variants", llm_variants)
+    config = TTRLConfig(variants=VariantsConfig(llm_endpoint=endpoint, llm_model="m", llm_n=3))
+    session = TTRLSession("t", target, SelfPlayConfig(run_dir=str(tmp_path), checkpoint="unused"), config, [],
+                          lambda problems: None, DummyEnv, R.TargetState("t", target.statement))
+    assert session._generate()
+    names = [v.theorem.name for v in session.store.variants]
+    if endpoint:
+        assert asked == [("t", endpoint, "m", 3)] and names == ["t_v1", "t_lm1"]
+    else:
+        assert asked == [] and names == ["t_v1"]

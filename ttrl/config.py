@@ -6,9 +6,27 @@ default below is written here only; self-play's own keys go to `selfplay.loop_co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from search.config import config_from_dict
+
+
+@dataclass(frozen=True)
+class VariantsConfig:
+    """`variants:` — variants beyond the ones Coq's structure gives: a language model behind an
+    OpenAI-compatible endpoint (`ttrl.variants.llm_variants`), off unless an endpoint is given."""
+
+    llm_endpoint: str = ""   # e.g. http://127.0.0.1:8000 (POST <endpoint>/v1/chat/completions); "" = off
+    llm_model: str = ""      # the model name sent with the request
+    llm_n: int = 8           # statements asked for per target
+
+    def __post_init__(self) -> None:
+        if self.llm_n < 1:
+            raise ValueError("variants.llm_n must be >= 1")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "VariantsConfig":
+        return config_from_dict(cls, data, "ttrl variants config")
 
 
 @dataclass(frozen=True)
@@ -26,6 +44,7 @@ class TTRLConfig:
     max_target_errors: int = 3        # consecutive ERROR attempts at the target → the target is in error
     final_attempt_fraction: float = 0.0   # the slice's last fraction: one long target attempt (0 = none)
     final_attempt_simulations: int = 1_000_000   # its simulation cap (its time is the real limit)
+    variants: VariantsConfig = field(default_factory=VariantsConfig)
 
     def __post_init__(self) -> None:
         if self.max_variants < 0 or self.max_bridged_variants < 0 or self.target_every < 0 or self.subgoals_per_attempt < 0 \
@@ -39,7 +58,10 @@ class TTRLConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "TTRLConfig":
-        return config_from_dict(cls, data, "ttrl config")
+        values = dict(data)
+        if "variants" in values:
+            values["variants"] = VariantsConfig.from_dict(dict(values["variants"] or {}))
+        return config_from_dict(cls, values, "ttrl config")
 
 
-__all__ = ["TTRLConfig"]
+__all__ = ["TTRLConfig", "VariantsConfig"]

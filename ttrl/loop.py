@@ -41,7 +41,8 @@ over `SelfPlay.handle` / `SelfPlay.learn`) instead of calling `SelfPlay.run`:
   (`ttrl.lemmas`): the actors' evaluators offer it first whenever a search reaches that goal, so
   a later target attempt closes in one step what an earlier one left open.
 
-Variants are generated once per target (`variants.json`) and kept across slices.
+Variants are generated once per target (`variants.json`) and kept across slices; with
+`variants.llm_endpoint` set (`ttrl.config.VariantsConfig`) a language model proposes some too.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from ttrl.config import TTRLConfig
 from ttrl.lemmas import LemmaTable, record_lemma
 from ttrl.report import ERROR, EpisodeSummary, TargetState
 from ttrl.target_files import LEMMAS_FILE, VARIANTS_FILE, VariantStore, reconcile, target_problem, variant_problem
-from ttrl.variants import Counts, Variant, bridged_variants, from_subgoals, generate_variants
+from ttrl.variants import Counts, Variant, bridged_variants, from_subgoals, generate_variants, llm_variants
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,8 @@ class TTRLSession:
             self._env = None
 
     def _generate(self) -> bool:
-        """Make the structural variants once (False: the target does not elaborate)."""
+        """Make the structural and bridged variants once, and the language model's when
+        `variants.llm_endpoint` is set (False: the target does not elaborate)."""
         if self.store.generated:
             return True
         counts = Counts()
@@ -143,6 +145,10 @@ class TTRLSession:
             variants = generate_variants(self.theorem, self.config.max_variants, self._variant_env(), counts=counts) \
                 if self.config.max_variants > 0 else []
             variants += bridged_variants(self.theorem, self._variant_env(), self.config.max_bridged_variants, counts)
+            model = self.config.variants
+            if model.llm_endpoint:
+                variants += llm_variants(self.theorem, model.llm_endpoint, model.llm_model, model.llm_n,
+                                         self._variant_env(), counts=counts)
         except EnvError as error:
             self.state.status, self.state.error = ERROR, str(error).splitlines()[0] if str(error) else "EnvError"
             return False
