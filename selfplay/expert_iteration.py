@@ -71,7 +71,8 @@ class ExpertIteration:
                  value_scorer: Callable[[Path, list[str]], list[float]] | None = None,
                  topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None,
                  logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
-                 script_referencer: Callable[[list[str]], list[dict]] | None = None) -> None:
+                 script_referencer: Callable[[list[str]], list[dict]] | None = None,
+                 library: Sequence[TrainingRecord] = ()) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         by_id = {p.id: p for p in train}
@@ -89,7 +90,7 @@ class ExpertIteration:
         self.buffer = ReplayBuffer(self.run_dir / "buffer", cfg.buffer_capacity)
         # publishes only when a learn phase ends: version r is the weights round r evaluates
         self.learner = LearnerService(self.run_dir, cfg.checkpoint, cfg.learner, cfg.seed, self.buffer, supervised,
-                                      writer)
+                                      writer, library=library)
         self.heldout_slice = self.files.fixed_heldout_slice([p.id for p in heldout], cfg.heldout_selection,
                                                             cfg.heldout_problems)
         self.phases = Phases(cfg, self.files, by_id, self.heldout_slice, self.buffer, self.learner, make_pool, writer)

@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
-from selfplay.curriculum import budget_factor, family_records, weighted_by_family
+from selfplay.curriculum import budget_factor, family_records, frontier_weight, target_of, weighted_by_family
 from selfplay.episode import Episode
 from selfplay.iteration_state import LEARN, REFERENCE, SEARCH, RunFiles, tally
 from selfplay.loop_config import ExpertIterationConfig
@@ -109,8 +109,10 @@ class Phases:
         source an equal share (`balanced_by_source`: 27,814 factory items beside 213 miniF2F
         train problems would otherwise leave the latter one attempt a round). With
         `curriculum: family` the factory's share is drawn family by family, weighed by each
-        family's search record (`selfplay.curriculum`). The plan depends on the rounds before
-        this one only, so a resumed round searches what it planned."""
+        family's search record, and every other source's share target by target (a competition
+        problem with its variants), weighed toward targets proved sometimes, not always
+        (`selfplay.curriculum.frontier_weight`). The plan depends on the rounds before this one
+        only, so a resumed round searches what it planned."""
         count = self.cfg.problems_per_round
         history = self.files.search_history(before_round=round_index)
         attempts, proved = tally(history)
@@ -119,13 +121,16 @@ class Phases:
         candidates.sort(key=lambda p: attempts.get(p, 0))
         if self.cfg.curriculum == "family":
             records = family_records(history, family_of, self.cfg.curriculum_window)
+            targets = family_records(history, target_of, self.cfg.curriculum_window)
             rng = random.Random(f"{self.cfg.seed}/{round_index}/curriculum")
             by_source: dict[str, list[str]] = {}
             for problem in candidates:
                 by_source.setdefault(self.train[problem].source, []).append(problem)
             candidates = [p for source, problems in by_source.items()
                           for p in (weighted_by_family(problems, family_of, records, rng, count, attempts)
-                                    if source == CURRICULUM_SOURCE else problems[:count])]
+                                    if source == CURRICULUM_SOURCE else
+                                    weighted_by_family(problems, target_of, targets, rng, count, attempts,
+                                                       weight=frontier_weight))]
         plan = balanced_by_source(candidates, lambda p: self.train[p].source)[:count]
         done_now = {row["problem"] for row in read_rows(self.files.search_path(round_index))}
         return [p for p in plan if p not in done_now]

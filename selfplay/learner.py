@@ -55,6 +55,7 @@ class LearnerConfig:
     grad_clip: float = 1.0
     value_weight: float = 0.1
     replay_fraction: float = 0.5
+    library_fraction: float = 0.2   # of every batch, stdlib records (the library's lemma names: docs/ARCHITECTURE.md §Expert iteration)
     publish_every: int = 50
     checkpoint_every: int = 50
     zero_stage: int = 1
@@ -70,6 +71,8 @@ class LearnerConfig:
             raise ValueError(f"learner engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
         if not 0.0 <= self.replay_fraction <= 1.0:
             raise ValueError("replay_fraction must be within [0, 1]")
+        if not 0.0 <= self.library_fraction <= 1.0 - self.replay_fraction:
+            raise ValueError("library_fraction must be within [0, 1 - replay_fraction]")
         if not 0.0 <= self.ema_decay < 1.0:
             raise ValueError("ema_decay must be within [0, 1)")
         if self.lr_half_life < 0 or not 0.0 <= self.lr_min <= self.lr:

@@ -52,7 +52,7 @@ class SelfPlay:
     """The driver: owns buffer, matchmaker and learner; feeds a pool of actors."""
 
     def __init__(self, cfg: SelfPlayConfig, problems: Sequence[SourceProblem],
-                 supervised: Sequence[TrainingRecord], writer=None) -> None:
+                 supervised: Sequence[TrainingRecord], writer=None, library: Sequence[TrainingRecord] = ()) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.problems = {p.id: p for p in problems}
@@ -65,7 +65,7 @@ class SelfPlay:
         self.matchmaker = Matchmaker(sorted(self.problems), cfg.matchmaker, seed=cfg.seed)
         self.matchmaker.replay(e for e in self.buffer.episodes_iter() if e.problem in self.problems)
         self.learner = LearnerService(self.run_dir, cfg.checkpoint, cfg.learner, cfg.seed, self.buffer, supervised,
-                                      writer, publish_every=cfg.learner.publish_every)
+                                      writer, publish_every=cfg.learner.publish_every, library=library)
         self.writer = writer
         self.progress = Progress()
         self.owed_steps = 0

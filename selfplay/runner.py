@@ -180,7 +180,8 @@ def run_batch(open_pool: Callable[[], ActorPool], kind: str, attempts: Sequence[
 
 class LearnerService:
     """The learner as the driver loops see it (see the module docstring): steps on batches
-    mixed from `buffer` and `supervised`, publication, the resumable state.
+    mixed from `buffer`, `supervised` and `library` (a `config.library_fraction` of every batch),
+    publication, the resumable state.
 
     `publish_every`: publish after every step whose count is a multiple of it (0: only when
     `publish` is called). Losses go to `writer` as `learner/<name>` per step, periodic
@@ -189,12 +190,12 @@ class LearnerService:
 
     def __init__(self, run_dir: str | Path, checkpoint: str | Path, config: LearnerConfig, seed: int,
                  buffer: ReplayBuffer, supervised: Sequence[TrainingRecord], writer: Any = None,
-                 publish_every: int = 0) -> None:
+                 publish_every: int = 0, library: Sequence[TrainingRecord] = ()) -> None:
         self.config = config
         self.learner = Learner(run_dir, checkpoint, config, seed=seed)
         self.buffer = buffer
         self.sampler = MixedSampler(buffer, list(supervised), config.replay_fraction,
-                                    random.Random(seed + self.learner.step))
+                                    random.Random(seed + self.learner.step), list(library), config.library_fraction)
         self.writer = writer
         self.publish_every = publish_every
 
@@ -208,8 +209,8 @@ class LearnerService:
 
     @property
     def has_supervised(self) -> bool:
-        """Whether batches can be drawn with an empty buffer (supervised records are mixed in)."""
-        return bool(self.sampler.supervised)
+        """Whether batches can be drawn with an empty buffer (supervised or library records are mixed in)."""
+        return bool(self.sampler.supervised) or bool(self.sampler.library)
 
     def train_step(self) -> dict[str, float]:
         """One step on a fresh batch; publishes when a periodic publication is due."""

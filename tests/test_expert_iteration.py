@@ -297,7 +297,8 @@ def test_a_round_gives_every_source_an_equal_share_and_a_resumed_round_searches_
 def test_a_family_curriculum_spends_the_factory_share_on_families_not_yet_mastered(tmp_path: Path) -> None:
     """Two factory families of 60 items, one proved in every earlier search, one in none: with
     `curriculum: family` the round's factory share goes mostly to the second; miniF2F keeps its
-    half and its own order; the default (`attempts`) plan is the one it always was."""
+    half (drawn target by target, `test_a_family_curriculum_draws_competition_targets_near_the_frontier`);
+    the `attempts` plan is the one it always was."""
     train = [problem(f"fam_{family}_{i:05d}") for family in ("done", "open") for i in range(60)] + \
         [problem(f"m{i}", "minif2f-rocq-train") for i in range(20)]
     earlier = [(f"factory/fam_{family}_{i:05d}", family == "done") for family in ("done", "open") for i in range(12)]
@@ -319,9 +320,31 @@ def test_a_family_curriculum_spends_the_factory_share_on_families_not_yet_master
     assert factory["family"]["open"] >= 17 and factory["family"]["open"] > 4 * factory["family"]["done"]
     assert factory["attempts"]["open"] < 17                      # a uniform draw over the two families
     minif2f = {name: [p for p in plan if not p.startswith("factory/")] for name, plan in plans.items()}
-    assert minif2f["family"] == minif2f["attempts"]
+    assert sorted(minif2f["family"]) == sorted(minif2f["attempts"])   # all 20 untried: the same half
     with pytest.raises(ValueError):
         ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "curriculum": "hardest"})
+
+
+def test_a_family_curriculum_draws_competition_targets_near_the_frontier(tmp_path: Path) -> None:
+    """Variants of two train problems, 60 each, all untried: `near` had half of its earlier
+    variant searches proved, `far` none. The variants' share of the round goes mostly to `near`
+    (frontier weights 1.0 vs 0.27), and its target problem keeps its place beside them."""
+    train = [problem(f"{target}_v{i}", "variants") for target in ("near", "far") for i in range(1, 61)] + \
+        [problem("near", "minif2f-rocq-train"), problem("far", "minif2f-rocq-train")]
+    earlier = [(f"variants/{target}_v{100 + i}", target == "near" and i % 2 == 0)
+               for target in ("near", "far") for i in range(12)]
+    cfg = ExpertIterationConfig.from_dict({
+        "run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "problems_per_round": 42,
+        "heldout_problems": 1, "curriculum": "family", "learner": {"quantization": ""}})
+    driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [], lambda kind, ids: None)
+    path = tmp_path / "run" / "rounds" / "r000" / "search.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({"problem": p, "proved": ok}) + "\n" for p, ok in earlier))
+    plan = driver.search_batch(1)
+    assert driver.search_batch(1) == plan
+    variants = Counter(p.split("/")[1].rsplit("_v", 1)[0] for p in plan if p.startswith("variants/"))
+    assert sum(variants.values()) == 40 and variants["near"] >= 26, variants   # ~31 expected
+    assert {"minif2f-rocq-train/near", "minif2f-rocq-train/far"} <= set(plan)
 
 
 def test_a_never_proved_family_searches_with_a_larger_budget(tmp_path: Path) -> None:
