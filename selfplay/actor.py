@@ -138,7 +138,7 @@ class Actor:
     def _pruned_records(self, theorem: Theorem, tree, source: str, records: list) -> list:
         """The pruned proof's step records + the search's value-only records; the search's own
         records when the prover cannot replay the proof now (a restart, a flaky time limit)."""
-        from search.extract import extract_proof
+        from search.tree import extract_proof
         from selfplay.prune import prefer_short_closers, proof_records, prune_proof, replays, value_only
 
         try:
