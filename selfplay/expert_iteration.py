@@ -51,13 +51,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from lean_interface.durable import write_atomic
 from lean_interface.problems.benchmarks import held_out_problem_of
 from search.config import reject_unknown_keys
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
 from selfplay.curriculum import CURRICULA, budget_factor, family_records, weighted_by_family
 from selfplay.episode import Episode, TrainingRecord
-from selfplay.learner import Learner, LearnerConfig, write_atomic
+from selfplay.learner import Learner, LearnerConfig
 from selfplay.loop import ActorPool
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer

@@ -54,13 +54,14 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
+from lean_interface.durable import write_atomic
 from search.config import config_from_dict
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, Outcome, TrainingRecord
 from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
 from ttrl.lemmas import LemmaTable, record_lemma
-from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
+from ttrl.report import ERROR, TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState
 from ttrl.statement import normalise
 from ttrl.variants import Counts, Variant, bridged_variants, from_subgoals, generate_variants
 

@@ -1,8 +1,8 @@
 """TTRL run state, compute scheduling and reports (pure: no prover, no network, no torch).
 
 A competition run (`alphaprover ttrl`) works on many targets under one wall-clock budget. Its
-durable state is `<run_dir>/state.json`, written atomically (temp file + fsync + `os.replace`, then
-the directory fsynced) after every episode, so a `kill -9` loses at most the seconds of one
+durable state is `<run_dir>/state.json`, written atomically (`lean_interface.durable.write_atomic`:
+temp file + fsync + `os.replace`, then the directory fsynced) after every episode, so a `kill -9` loses at most the seconds of one
 episode and never a proof:
 
   {"version": 1, "elapsed_seconds": …, "max_minutes": …,
@@ -26,11 +26,11 @@ gets nothing more. The last slice is cut to what is left; nothing starts with le
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from lean_interface.durable import write_atomic
 from selfplay.episode import Episode
 
 STATE_VERSION = 1
@@ -125,23 +125,6 @@ class RunState:
 
 
 # ---- durable files -------------------------------------------------------------------------------
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Replace `path` by `text` so a reader (or a crash) sees the old file or the new one, whole."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    descriptor = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
 
 def save_state(run_dir: str | Path, state: RunState) -> None:
     write_atomic(Path(run_dir) / STATE_FILE, json.dumps(state.to_dict(), indent=1, ensure_ascii=False) + "\n")
@@ -317,4 +300,4 @@ def write_report(run_dir: str | Path, state: RunState) -> tuple[Path, Path]:
 
 
 __all__ = ["DISPROVED", "ERROR", "EpisodeSummary", "OPEN", "PROVED", "RunState", "TargetState", "load_state",
-           "next_slice", "render_markdown", "report_dict", "save_state", "write_atomic", "write_report"]
+           "next_slice", "render_markdown", "report_dict", "save_state", "write_report"]
