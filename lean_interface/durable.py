@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, TypeVar
@@ -91,7 +92,7 @@ class Appender:
     """An append-only file of lines, each flushed and fsynced before `write` returns.
 
     Opening ends a torn last line with a newline (module docstring); creating the file fsyncs its
-    directory. Use as a context manager, or call `close`."""
+    directory. Call `close` when done (`contextlib.closing` makes it a context manager)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -118,20 +119,15 @@ class Appender:
         os.fsync(self._handle.fileno())
 
     def close(self) -> None:
+        """Close the file (every written line is already on disk). Idempotent."""
         if self._handle is not None:
             self._handle.close()
             self._handle = None
 
-    def __enter__(self) -> "Appender":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def append_line(path: str | Path, line: str) -> None:
     """Append one line to `path` durably (an `Appender` opened for one line)."""
-    with Appender(path) as appender:
+    with closing(Appender(path)) as appender:
         appender.write(line)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,7 @@ def test_an_appender_ends_a_torn_line_before_appending(tmp_path: Path) -> None:
     append_line(path, '{"a": 1}')
     path.write_text(path.read_text() + '{"b": ')        # a crash mid-append
     assert not ends_cleanly(path)
-    with Appender(path) as appender:
+    with closing(Appender(path)) as appender:
         appender.write('{"c": 3}')
         appender.write('{"d": 4}')
         with pytest.raises(ValueError, match="newline"):
