@@ -7,20 +7,13 @@ rerun skips every (method, problem) already on file for the same budget.
 
 from __future__ import annotations
 
-import enum
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from lean_interface.durable import Appender, read_jsonl, skip_torn
-
-
-class Status(str, enum.Enum):
-    PROVED = "proved"            # a proof was found AND verified from scratch
-    FAILED = "failed"            # budget spent without a verified proof
-    BAD_STATEMENT = "bad_statement"  # the statement does not elaborate: not attempted
-    ERROR = "error"              # the attempt itself broke (reported, never silently dropped)
+from search.outcome import Outcome
 
 
 @dataclass(frozen=True)
@@ -29,7 +22,7 @@ class ProblemRecord:
 
     problem: str
     method: str
-    status: Status
+    status: Outcome
     seconds: float
     prover_calls: int
     budget_seconds: float
@@ -51,7 +44,7 @@ class ProblemRecord:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ProblemRecord":
         data = dict(data)
-        data["status"] = Status(data["status"])
+        data["status"] = Outcome(data["status"])
         data["families"] = tuple(data.get("families", ()))
         return cls(**data)
 

@@ -33,6 +33,10 @@ from lean_interface.api import Goal, ProofStep
 
 
 class Status(enum.Enum):
+    """A goal's or a tactic's standing inside one search graph (module docstring). Not an attempt's
+    outcome (`search.outcome.Outcome`): OPEN is "still being searched", and FAILED here is "no
+    tactic left that could prove it", which only the graph knows. No run file stores it."""
+
     OPEN = "open"
     PROVED = "proved"
     FAILED = "failed"

@@ -23,8 +23,9 @@ from typing import Callable, Mapping
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.config import Budget, config_from_dict
 from search.evaluator import Evaluator
+from search.outcome import Outcome
 from search.solve import Method, SearchSettings, solve
-from selfplay.episode import Episode, Outcome
+from selfplay.episode import Episode
 from selfplay.learner import latest_weights
 from selfplay.matchmaker import Attempt
 from selfplay.negation import negate

@@ -23,8 +23,9 @@ from typing import Callable, Protocol, Sequence
 
 from lean_interface.problems.benchmarks import held_out_problem_of
 from search.config import reject_unknown_keys
+from search.outcome import Outcome
 from selfplay.actor import Actor, SourceProblem
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig
 from selfplay.matchmaker import Attempt, Matchmaker, MatchmakerConfig
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from lean_interface.api import Theorem
+from search.outcome import Outcome
 from selfplay.actor import SourceProblem
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, IterationState, balanced_by_source
 from selfplay.learner import LearnerConfig
 from selfplay.matchmaker import Attempt

@@ -56,8 +56,9 @@ from typing import Callable, Sequence
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.durable import write_atomic
 from search.config import config_from_dict
+from search.outcome import Outcome
 from selfplay.actor import SourceProblem
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.loop import ActorPool, SelfPlay, SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
 from ttrl.lemmas import LemmaTable, record_lemma

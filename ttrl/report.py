@@ -25,6 +25,7 @@ gets nothing more. The last slice is cut to what is left; nothing starts with le
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -35,8 +36,24 @@ from selfplay.episode import Episode
 
 STATE_VERSION = 1
 STATE_FILE = "state.json"
-OPEN, PROVED, DISPROVED, ERROR = "open", "proved", "disproved", "error"
-STATUSES = (OPEN, PROVED, DISPROVED, ERROR)
+
+
+class TargetStatus(enum.StrEnum):
+    """A target's standing over a whole TTRL run: OPEN until a slice decides it; PROVED (a verified
+    proof), DISPROVED (a verified proof of its negation) or ERROR (its statement cannot be read, or
+    its attempts keep ending in error). Not an attempt's outcome (`search.outcome.Outcome`): a
+    target stays OPEN over many FAILED attempts, and DISPROVED belongs to no single attempt at the
+    target's own statement. A StrEnum: state.json holds the plain value, and a target reads as its
+    value in reports."""
+
+    OPEN = "open"
+    PROVED = "proved"
+    DISPROVED = "disproved"
+    ERROR = "error"
+
+
+#: the members under their own names (`ttrl.loop`, `alphaprover.ttrl_cmd` and the tests read them so)
+OPEN, PROVED, DISPROVED, ERROR = TargetStatus.OPEN, TargetStatus.PROVED, TargetStatus.DISPROVED, TargetStatus.ERROR
 TARGET_PREFIX = "target/"
 VARIANT_PREFIX = "variants/"
 
@@ -66,7 +83,7 @@ class TargetState:
 
     name: str
     statement: str = ""
-    status: str = OPEN
+    status: TargetStatus = OPEN
     proof: str | None = None
     seconds: float = 0.0
     slices: int = 0
@@ -82,8 +99,10 @@ class TargetState:
     error: str = ""
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"target {self.name}: unknown status {self.status!r}")
+        try:
+            self.status = TargetStatus(self.status)
+        except ValueError:
+            raise ValueError(f"target {self.name}: unknown status {self.status!r}") from None
 
     @property
     def open(self) -> bool:
@@ -299,5 +318,5 @@ def write_report(run_dir: str | Path, state: RunState) -> tuple[Path, Path]:
     return md, js
 
 
-__all__ = ["DISPROVED", "ERROR", "EpisodeSummary", "OPEN", "PROVED", "RunState", "TargetState", "load_state",
-           "next_slice", "render_markdown", "report_dict", "save_state", "write_report"]
+__all__ = ["DISPROVED", "ERROR", "EpisodeSummary", "OPEN", "PROVED", "RunState", "TargetState", "TargetStatus",
+           "load_state", "next_slice", "render_markdown", "report_dict", "save_state", "write_report"]
