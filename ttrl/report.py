@@ -2,8 +2,8 @@
 
 A competition run (`alphaprover ttrl`) works on many targets under one wall-clock budget. Its
 durable state is `<run_dir>/state.json`, written atomically (`lean_interface.durable.write_atomic`:
-temp file + fsync + `os.replace`, then the directory fsynced) after every episode, so a `kill -9` loses at most the seconds of one
-episode and never a proof:
+temp file + fsync + `os.replace`, then the directory fsynced) after every episode, so a `kill -9`
+loses at most the seconds of one episode and never a proof:
 
   {"version": 1, "elapsed_seconds": …, "max_minutes": …,
    "targets": {"<name>": TargetState.to_dict(), …}}        (in scheduling order)

@@ -101,14 +101,8 @@ def base_problem_name(name: str) -> str:
 def minif2f_test_names() -> frozenset[str]:
     """Names of miniF2F's test split (the test rows of the bundled Lean file: the same problems
     as the Coq test split, which is not bundled). Never trained on, in any language."""
-    path = BUNDLED["minif2f-lean-test"][0]
-    names = set()
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line) if line.strip() else {}
-            if row.get("split") == "test":
-                names.add(row["name"])
-    return frozenset(names)
+    rows = read_jsonl(BUNDLED["minif2f-lean-test"][0], what="a miniF2F record")
+    return frozenset(row["name"] for row in rows if row.get("split") == "test")
 
 
 def held_out_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
