@@ -41,7 +41,7 @@ from lean_interface.durable import write_atomic
 from search.evaluator import EvalRequest, Evaluation, Evaluator
 from search.outcome import Outcome
 from selfplay.episode import Episode
-from ttrl.generators import Variant
+from ttrl.candidate import Variant
 from ttrl.report import VARIANT_PREFIX
 from ttrl.statement import parse_goal_text, substitute
 
