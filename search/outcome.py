@@ -14,7 +14,8 @@ Kept apart on purpose, because they mean something else:
 * `ttrl.report.TargetStatus` (open / proved / disproved / error): a TTRL target's standing over a
   whole run of many attempts; it stays OPEN between slices and can be DISPROVED, which no single
   attempt at the target's own statement is.
-* `ttrl.loop.SessionResult.stopped`: why one slice of a TTRL run stopped (time, episodes, …).
+* `ttrl.loop.StopReason` (`SessionResult.stopped`): why one slice of a TTRL run stopped (its
+  time, its episode cap, the target decided before or during it).
 """
 
 from __future__ import annotations

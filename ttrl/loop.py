@@ -46,6 +46,7 @@ Variants are generated once per target (`variants.json`) and kept across slices.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import logging
 import time
@@ -167,16 +168,34 @@ def open_subgoals(episode: Episode) -> list[str]:
     return list(dict.fromkeys([*episode.open_leads, *(r.goal for r in episode.records if r.tactic is None)]))
 
 
+class StopReason(enum.StrEnum):
+    """Why one slice of a TTRL run stopped. Its own enum: TIME, EPISODES and DECIDED_BEFORE end a
+    slice, not an attempt (`search.outcome.Outcome`) or a target (`ttrl.report.TargetStatus`);
+    PROVED, DISPROVED and ERROR say the target was decided in this slice, which the target's
+    status then records. A StrEnum, equal to its plain value (`"decided-before"`)."""
+
+    PROVED = "proved"
+    DISPROVED = "disproved"
+    ERROR = "error"
+    TIME = "time"                      # the slice's seconds ran out
+    EPISODES = "episodes"              # the slice's episode cap was reached
+    DECIDED_BEFORE = "decided-before"  # the buffer already held the target's proof or disproof
+
+
+#: the reasons that end the slice at once, in-flight attempts or not: the target is decided
+_TARGET_DECIDED = (StopReason.PROVED, StopReason.DISPROVED, StopReason.ERROR)
+
+
 @dataclass
 class SessionResult:
-    """What one slice did."""
+    """What one slice did; `stopped` is None while it runs."""
 
     episodes: int = 0
     target_attempts: int = 0
     lost_attempts: int = 0
     learner_steps: int = 0
     new_variants: int = 0
-    stopped: str = ""        # proved | disproved | time | episodes | error | decided-before
+    stopped: StopReason | None = None
 
 
 PoolFactory = Callable[[Sequence[SourceProblem]], ActorPool]
@@ -348,7 +367,7 @@ class TTRLSession:
         pool: ActorPool | None = None
         try:
             if not self._generate():
-                result.stopped = "error"
+                result.stopped = StopReason.ERROR
                 return result
             problems = [self.target, *(variant_problem(v) for v in self.store.variants)]
             driver = SelfPlay(self.selfplay, problems, self.supervised)
@@ -358,7 +377,7 @@ class TTRLSession:
             loaded.append(True)
             tick()
             if summary.decided:
-                result.stopped = "decided-before"
+                result.stopped = StopReason.DECIDED_BEFORE
                 return result
             pool = self.make_pool(problems)
             final_at = deadline - self.config.final_attempt_fraction * seconds \
@@ -413,8 +432,8 @@ class TTRLSession:
                     in_flight += 1
             else:
                 if not result.stopped:
-                    result.stopped = "episodes" if capped else "time"
-                if in_flight == 0 or result.stopped in ("proved", "disproved", "error") \
+                    result.stopped = StopReason.EPISODES if capped else StopReason.TIME
+                if in_flight == 0 or result.stopped in _TARGET_DECIDED \
                         or clock() > deadline + cfg.grace_seconds:
                     return
             for attempt, episode in pool.poll(timeout=0.05 if driver.owed_steps else 1.0):
@@ -430,13 +449,13 @@ class TTRLSession:
                 on_target = attempt.problem == self.target.id and not attempt.disprove
                 result.target_attempts += on_target
                 if summary.decided and not result.stopped:
-                    result.stopped = "proved" if summary.proof is not None else "disproved"
+                    result.stopped = StopReason.PROVED if summary.proof is not None else StopReason.DISPROVED
                 if attempt.problem == self.target.id:
                     target_errors = target_errors + 1 if episode.outcome is Outcome.ERROR else 0
                     if target_errors >= cfg.max_target_errors and not result.stopped:
                         # the statement does not elaborate (or the prover cannot start): stop, do not spin
                         self.state.status, self.state.error = ERROR, episode.error or "attempts end in error"
-                        result.stopped = "error"
+                        result.stopped = StopReason.ERROR
                 if on_target and episode.outcome is Outcome.FAILED and not summary.decided:
                     added = self._subgoal_variants(episode)
                     if added:
@@ -444,7 +463,7 @@ class TTRLSession:
                         if self._extend(driver, pool, [variant_problem(v) for v in added]):
                             log.info("%s: %d subgoal variants joined the slice", self.name, len(added))
                 tick()
-            if result.stopped in ("proved", "disproved", "error"):
+            if result.stopped in _TARGET_DECIDED:
                 return
             # actors busy: one learner step between polls; in-process actor idle: the owed steps
             if pool.idle() == 0:
@@ -479,5 +498,5 @@ def reconcile(target_dir: str | Path, state: TargetState, buffer_capacity: int =
     state.variants_generated, state.variants_by_kind = len(store.variants), store.by_kind()
 
 
-__all__ = ["LEMMAS_FILE", "SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile",
-           "target_problem", "variant_problem"]
+__all__ = ["LEMMAS_FILE", "SessionResult", "StopReason", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals",
+           "reconcile", "target_problem", "variant_problem"]
