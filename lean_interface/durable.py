@@ -36,7 +36,7 @@ import os
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, TypeVar
+from typing import IO, Any, Callable, Iterator, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -190,19 +190,29 @@ def read_jsonl(path: str | Path, parse: Callable[[Any], T | None] = lambda value
     docstring), or the caller's own, whose non-None result stands in the line's place. Blank lines
     are ignored. OSError when the file cannot be read."""
     path = Path(path)
-    lines = path.read_bytes().split(b"\n")
-    final = len(lines) - 1 if lines[-1] == b"" else len(lines)   # the last line's number
     out: list[T] = []
-    for number, raw in enumerate(lines, start=1):
+    for number, raw, last in _lines(path):
         if not raw.strip():
             continue
         try:
             value = parse(json.loads(raw.decode("utf-8")))
         except (ValueError, KeyError, TypeError) as error:
-            value = on_bad(BadLine(path, number, error, number == final, len(raw), what))
+            value = on_bad(BadLine(path, number, error, last, len(raw), what))
         if value is not None:
             out.append(value)
     return out
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, bytes without the newline, whether it is the file's last line) for every line,
+    read one at a time (bytes: a torn append may have cut a character in two)."""
+    with open(path, "rb") as handle:
+        line, number = handle.readline(), 0
+        while line:
+            following = handle.readline()
+            number += 1
+            yield number, line[:-1] if line.endswith(b"\n") else line, not following
+            line = following
 
 
 __all__ = ["Appender", "BadLine", "JsonlError", "append_line", "ends_cleanly", "fsync_directory", "read_jsonl",
