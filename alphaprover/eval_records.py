@@ -1,25 +1,19 @@
 """The evaluation results file: one JSON line per (method, problem), appended as soon as known.
 
-Appending one complete line per finished problem (flushed and fsynced) is what makes `eval`
-resumable: a killed run loses at most the problems that were in flight, and a rerun skips every
-(method, problem) already on file for the same budget.
+Appending one complete line per finished problem, flushed and fsynced (`lean_interface.durable`),
+is what makes `eval` resumable: a killed run loses at most the problems that were in flight, and a
+rerun skips every (method, problem) already on file for the same budget.
 """
 
 from __future__ import annotations
 
-import enum
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-
-class Status(str, enum.Enum):
-    PROVED = "proved"            # a proof was found AND verified from scratch
-    FAILED = "failed"            # budget spent without a verified proof
-    BAD_STATEMENT = "bad_statement"  # the statement does not elaborate: not attempted
-    ERROR = "error"              # the attempt itself broke (reported, never silently dropped)
+from lean_interface.durable import Appender, read_jsonl, skip_torn
+from search.outcome import Outcome
 
 
 @dataclass(frozen=True)
@@ -28,7 +22,7 @@ class ProblemRecord:
 
     problem: str
     method: str
-    status: Status
+    status: Outcome
     seconds: float
     prover_calls: int
     budget_seconds: float
@@ -48,56 +42,33 @@ class ProblemRecord:
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, line: str) -> "ProblemRecord":
-        data = json.loads(line)
-        data["status"] = Status(data["status"])
+    def from_dict(cls, data: dict[str, Any]) -> "ProblemRecord":
+        data = dict(data)
+        data["status"] = Outcome(data["status"])
         data["families"] = tuple(data.get("families", ()))
         return cls(**data)
 
 
 def read_records(path: Path) -> list[ProblemRecord]:
-    """All complete records in `path` (a truncated last line from a killed run is ignored)."""
+    """All complete records in `path`; a half-written line from a killed run is skipped (`skip_torn`:
+    `RecordWriter` ends it and appends after it), and that problem is redone."""
     if not path.exists():
         return []
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                records.append(ProblemRecord.from_json(line))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                continue  # a half-written line from an interrupted run: that problem is redone
-    return records
+    return read_jsonl(path, ProblemRecord.from_dict, skip_torn, "an eval record")
 
 
 class RecordWriter:
-    """Appends records durably: one line, flushed and fsynced, per finished problem."""
+    """Appends records durably: one line, flushed and fsynced, per finished problem (`Appender`,
+    which first ends a line a killed run left partial, so the next record starts cleanly)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._path = path
-        self._ensure_line_boundary()
-        self._handle = path.open("a", encoding="utf-8")
-
-    def _ensure_line_boundary(self) -> None:
-        """If a killed run left a partial last line, end it so the next record starts cleanly."""
-        if self._path.exists() and self._path.stat().st_size > 0:
-            with self._path.open("rb") as handle:
-                handle.seek(-1, os.SEEK_END)
-                last = handle.read(1)
-            if last != b"\n":
-                with self._path.open("a", encoding="utf-8") as handle:
-                    handle.write("\n")
+        self._appender = Appender(path)
 
     def write(self, record: ProblemRecord) -> None:
-        self._handle.write(record.to_json() + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        self._appender.write(record.to_json())
 
     def close(self) -> None:
-        self._handle.close()
+        self._appender.close()
 
     def __enter__(self) -> "RecordWriter":
         return self

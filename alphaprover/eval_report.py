@@ -14,7 +14,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from alphaprover.eval_records import ProblemRecord, Status
+from alphaprover.eval_records import ProblemRecord
+from search.outcome import Outcome
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ def summarise(records: Iterable[ProblemRecord]) -> list[MethodSummary]:
         by_method[record.method].append(record)
     summaries = []
     for method, rows in by_method.items():
-        attempted = [r for r in rows if r.status is not Status.BAD_STATEMENT]
-        proved = [r for r in attempted if r.status is Status.PROVED]
+        attempted = [r for r in rows if r.status is not Outcome.BAD_STATEMENT]
+        proved = [r for r in attempted if r.status is Outcome.PROVED]
         seconds = [r.seconds for r in attempted]
         calls = [float(r.prover_calls) for r in attempted]
         summaries.append(MethodSummary(
@@ -65,7 +66,7 @@ def summarise(records: Iterable[ProblemRecord]) -> list[MethodSummary]:
             proved=len(proved),
             attempted=len(attempted),
             bad_statements=len(rows) - len(attempted),
-            errors=sum(r.status is Status.ERROR for r in attempted),
+            errors=sum(r.status is Outcome.ERROR for r in attempted),
             seconds_p50=_percentile(seconds, 50),
             seconds_p90=_percentile(seconds, 90),
             prover_calls_p50=_percentile(calls, 50),
@@ -98,8 +99,8 @@ def markdown_table(summaries: Sequence[MethodSummary]) -> str:
 def proved_fraction_curve(records: Sequence[ProblemRecord], budget_seconds: float,
                           points: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """(time budgets, fraction of attempted problems proved within that many seconds)."""
-    attempted = [r for r in records if r.status is not Status.BAD_STATEMENT]
-    times = np.sort([r.seconds for r in attempted if r.status is Status.PROVED])
+    attempted = [r for r in records if r.status is not Outcome.BAD_STATEMENT]
+    times = np.sort([r.seconds for r in attempted if r.status is Outcome.PROVED])
     grid = np.linspace(0.0, budget_seconds, points)
     if not attempted:
         return grid, np.zeros_like(grid)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from alphaprover.eval_records import ProblemRecord, Status
+from alphaprover.eval_records import ProblemRecord
 from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.action_set import ActionMode
+from search.outcome import Outcome
 from search.evaluator import Evaluator
 from search.solve import Method, solve
 
@@ -65,7 +66,7 @@ class ProblemRunner:
         base = dict(problem=name, method=method_name, budget_seconds=budget.max_seconds,
                     budget_simulations=budget.max_simulations)
         if theorem is None:
-            return ProblemRecord(status=Status.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
+            return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
         label, checkpoint = split_checkpoint(method_name)
         method, mode = parse_method_label(label)
         started = time.monotonic()
@@ -73,15 +74,15 @@ class ProblemRunner:
             evaluator = self._evaluator(method, mode, checkpoint)
             outcome = solve(theorem, self._get_env(), evaluator, method, self._settings, budget)
         except EnvError as bad:
-            return ProblemRecord(status=Status.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
+            return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
                                  message=str(bad)[:300], **base)
         except Exception as crash:  # an attempt that breaks is recorded, and the run goes on
             self.close()
-            return ProblemRecord(status=Status.ERROR, seconds=time.monotonic() - started, prover_calls=0,
+            return ProblemRecord(status=Outcome.ERROR, seconds=time.monotonic() - started, prover_calls=0,
                                  message=f"{type(crash).__name__}: {crash}"[:300], **base)
         stats = outcome.stats
         return ProblemRecord(
-            status=Status.PROVED if outcome.proved else Status.FAILED,
+            status=Outcome.PROVED if outcome.proved else Outcome.FAILED,
             seconds=round(outcome.total_seconds, 4), prover_calls=stats.prover_calls,
             simulations=stats.simulations, evaluator_calls=stats.evaluator_calls, proof=outcome.script,
             message=outcome.incident, families=tuple(dict.fromkeys(f for _, f in outcome.closed_by)), **base,

@@ -20,7 +20,7 @@ from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.policy_config import POLICY_DEFAULTS
 from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint,
                                  sampling_temperatures)
-from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
+from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from search.action_set import ActionMode
 from selfplay.actor import ActorConfig, SourceProblem
 
@@ -30,7 +30,7 @@ DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
 
 def factory_files(specs: list[str]) -> list[Path]:
     """The files of the `factory:` sources among `specs` (parsed as the sources module parses them)."""
-    from selfplay.sources import parse_spec
+    from selfplay.source_spec import parse_spec
 
     return [Path(spec.target) for spec in map(parse_spec, specs) if spec.kind == "factory"]
 

@@ -13,18 +13,16 @@ import dataclasses
 import json
 import logging
 from pathlib import Path
-from typing import Sequence
 
 from omegaconf import DictConfig
 from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
+from alphaprover.iterate_cmd import run_expert_iteration
+from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint
 from alphaprover.policy_config import PolicyConfig
-from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
-                                 policy_decoding, sampling_temperatures, vocabulary_for)
-from search.action_set import ActionMode, action_evaluator
-from selfplay.actor import Actor, ActorConfig, SourceProblem
-from selfplay.episode import TrainingRecord
+from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
+from selfplay.actor import ActorConfig
 from selfplay.loop import SelfPlay, SelfPlayConfig
 from selfplay.runner import InlineActors
 
@@ -39,116 +37,6 @@ CLI_KEYS = ("sources", "supervised_file", "ray_address", "backend", "budget", "m
 LOOPS = ("expert_iteration", "selfplay")
 
 
-def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
-    """Problems of each source spec (`selfplay.sources`: a bundled benchmark or .v directory,
-    `stdlib:<root>[:<limit>]`, `variants:<spec>[:<n>]`), deduplicated; stdlib and variants loads are
-    cached under `selfplay.sources.default_cache_dir()`. Dev-subset problems are refused (a source
-    that contains one is a usage error: the dev subset is for measuring only)."""
-    from lean_interface.api import EnvError
-    from selfplay.sources import default_cache_dir, load_all
-    from ttrl.variants import variant_theorems
-
-    try:
-        problems = load_all(specs, default_cache_dir(), make_variants=variant_theorems)
-    except (ValueError, EnvError) as error:
-        raise UsageError(str(error)) from None
-    if not problems:
-        raise UsageError("no problems in the configured sources")
-    return problems
-
-
-def load_supervised(paths: str) -> list[TrainingRecord]:
-    """The supervised records mixed into learner batches (ssreflect tactics dropped): every file of
-    the comma-separated `paths` (`alphaprover extract`'s stdlib records, `alphaprover factory
-    scripts=…`'s demonstrations); `file*N` (N ≥ 1) counts a file's records N times, so a small
-    file can weigh more in the mix than its size; a missing file is skipped with a one-line
-    warning saying what makes it, a malformed one (or a bad weight) is a usage error."""
-    from networks.dataset import is_ssreflect_tactic, read_examples
-
-    records: list[TrainingRecord] = []
-    for part in (part.strip() for part in paths.split(",")):
-        if not part:
-            continue
-        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
-        if not weight.strip().isdigit() or int(weight) < 1:
-            raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
-        file = Path(path.strip())
-        if not file.is_file():
-            maker = "alphaprover factory reuse=true scripts=" + path if "script" in file.name else "alphaprover extract"
-            print(f"warning: {file} not found (run `{maker}`); not mixed into learner batches")
-            continue
-        try:
-            examples = read_examples(file)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        records += [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in examples
-                    if not is_ssreflect_tactic(e.tactic)] * int(weight)
-    return records
-
-
-@dataclasses.dataclass(frozen=True)
-class EvaluatorRecipe:
-    """Picklable: builds an actor's evaluator from a published checkpoint directory. With a
-    `lemma_file` (TTRL), goals with a known proof get it offered first (`ttrl.lemmas.WithLemmas`)."""
-
-    mode: str
-    language_backend: dict
-    temperature: float
-    seed: int
-    threads: int
-    engine: str | None
-    lemma_file: str = ""
-    temperature_step: float = 0.0
-    decoding: str = "sample"
-
-    @classmethod
-    def from_config(cls, mode: str, plain: dict, lemma_file: str = "") -> "EvaluatorRecipe":
-        """The recipe a run's config asks for (`temperature`, `temperature_step`, `decoding`, `seed`,
-        `threads`, `engine`, `backend`), with action mode `mode`."""
-        temperature, step = sampling_temperatures(plain)
-        return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
-                   plain.get("engine"), lemma_file, step, policy_decoding(plain))
-
-    def __call__(self, checkpoint: Path):
-        from networks.evaluator import NetworkEvaluator
-
-        mode = ActionMode.parse(self.mode)
-        vocabulary = vocabulary_for(self.language_backend)
-        if mode is ActionMode.FIXED:
-            evaluator = action_evaluator(mode, None, vocabulary)
-        else:
-            network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
-                                                       threads=self.threads, engine=self.engine,
-                                                       language=backend_language(self.language_backend),
-                                                       temperature_step=self.temperature_step,
-                                                       decoding=self.decoding)
-            evaluator = action_evaluator(mode, network, vocabulary)
-        if self.lemma_file:
-            from ttrl.lemmas import LemmaTable, WithLemmas
-
-            return WithLemmas(evaluator, LemmaTable(self.lemma_file))
-        return evaluator
-
-
-@dataclasses.dataclass(frozen=True)
-class ActorRecipe:
-    """Picklable: builds actor `name` (inside a Ray worker, or in this process)."""
-
-    name: str
-    problems: tuple[SourceProblem, ...]
-    backend: dict
-    search: dict
-    evaluator: EvaluatorRecipe
-    weights_dir: str
-    actor: dict
-    seed: int
-
-    def __call__(self) -> Actor:
-        _, settings, _ = build_settings(self.search)
-        return Actor(self.name, {p.id: p for p in self.problems}, lambda: build_env(self.backend), self.evaluator,
-                     settings, self.weights_dir, ActorConfig.from_dict(self.actor), seed=self.seed)
-
-
 def run_train(cfg: DictConfig) -> int:
     """`loop: expert_iteration` (rounds, `alphaprover.iterate_cmd`) or `loop: selfplay` (the
     continuous AlphaZero loop below)."""
@@ -156,8 +44,6 @@ def run_train(cfg: DictConfig) -> int:
     if loop not in LOOPS:
         raise UsageError(f"bad train config: loop must be one of {', '.join(LOOPS)}, not {loop!r}")
     if loop == "expert_iteration":
-        from alphaprover.iterate_cmd import run_expert_iteration
-
         return run_expert_iteration(cfg)
     return run_selfplay(cfg)
 
@@ -223,4 +109,4 @@ def run_selfplay(cfg: DictConfig) -> int:
     return 0
 
 
-__all__ = ["ActorRecipe", "EvaluatorRecipe", "load_sources", "load_supervised", "run_selfplay", "run_train"]
+__all__ = ["CLI_KEYS", "LOOPS", "run_selfplay", "run_train"]

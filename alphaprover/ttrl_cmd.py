@@ -29,7 +29,8 @@ from omegaconf import DictConfig
 from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
                                  resolve_theorem)
-from alphaprover.train_cmd import CLI_KEYS, ActorRecipe, EvaluatorRecipe, load_supervised
+from alphaprover.train_cmd import CLI_KEYS
+from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_supervised
 from lean_interface.api import Theorem
 from lean_interface.problems.benchmarks import dev_problem_of, load_benchmark
 from search.action_set import ActionMode

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from alphaprover.config import load_config, to_plain  # noqa: E402
-from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources  # noqa: E402
+from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources  # noqa: E402
 from selfplay.loop import SelfPlay, SelfPlayConfig  # noqa: E402
 from selfplay.ray_workers import RayActors  # noqa: E402
 

@@ -5,6 +5,9 @@
 * `leandojo`  — Lean 4 through LeanDojo (`lean_interface.leandojo_env.LeanDojoEnv`, optional extra).
 
 `make_env(name, **options)` builds one from a backend config (the Hydra `backend` group).
+
+Also here, being the bottom layer every package may import: `problems/` (where statements come
+from) and `durable` (the atomic write, the fsynced append and the JSONL reader every run file uses).
 """
 
 from __future__ import annotations

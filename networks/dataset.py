@@ -11,7 +11,6 @@ are repeated `source_weights` times per epoch (`reweight`).
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Iterator, Sequence
 
 import torch
 
+from lean_interface.durable import read_jsonl
 from networks.tokenizer import ProofTokenizer, tactic_identifiers
 
 
@@ -36,17 +36,9 @@ def read_examples(path: str | Path) -> list[Example]:
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"dataset file not found: {file}")
-    examples = []
-    with file.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                examples.append(Example(row["goal"], row["tactic"], max(1, int(row["steps"])), str(row.get("source", ""))))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise ValueError(f"{file}:{number}: not a {{goal, tactic, steps}} record") from None
-    return examples
+    return read_jsonl(file, lambda row: Example(row["goal"], row["tactic"], max(1, int(row["steps"])),
+                                                str(row.get("source", ""))),
+                      what="a {goal, tactic, steps} record")
 
 
 def read_example_files(paths: str) -> list[Example]:

@@ -23,8 +23,7 @@ from typing import Sequence
 from lean_interface.api import ProofEnv, ProofStep
 from search.config import Budget
 from search.evaluator import EvalRequest, Evaluation, Evaluator, rank_tactics
-from search.extract import extract_proof
-from search.tree import SearchTree, Status
+from search.tree import SearchTree, Status, extract_proof
 from search.widening import offer, put_back, take
 
 #: at most this many tactics per `apply_many` call; the budget is checked between calls.

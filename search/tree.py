@@ -14,6 +14,12 @@
 
 Status changes propagate upward at once. Nothing here talks to a prover or a network: the searches
 feed it results. `check_invariants()` re-derives everything from scratch and raises on a mismatch.
+
+Proof extraction reads the same sizes the propagation keeps (`proof_size`), so it lives here too:
+`extract_proof` takes at each OR node the PROVED edge with the smallest total proof size (ties: the
+earliest edge), then one sub-proof per goal it left, in the order the prover listed them
+(`TacticResult.goals`), which is the order the backend's `render` expects. Shared by MCTS,
+best-first search and the portfolio; `proof_edges` tells the HTML view which edges to highlight.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ from lean_interface.api import Goal, ProofStep
 
 
 class Status(enum.Enum):
+    """A goal's or a tactic's standing inside one search graph (module docstring). Not an attempt's
+    outcome (`search.outcome.Outcome`): OPEN is "still being searched", and FAILED here is "no
+    tactic left that could prove it", which only the graph knows. No run file stores it."""
+
     OPEN = "open"
     PROVED = "proved"
     FAILED = "failed"
@@ -202,9 +212,7 @@ class SearchTree:
         self._propagate(node_id)
 
     def extract_proof(self, node_id: int = 0) -> ProofStep:
-        """The smallest proof of a proved goal: shorthand for `search.extract.extract_proof`."""
-        from search.extract import extract_proof  # extract builds on this module
-
+        """The smallest proof of a proved goal: shorthand for the module's `extract_proof`."""
         return extract_proof(self, node_id)
 
     # ---- status propagation ---------------------------------------------------------------------
@@ -296,3 +304,36 @@ class SearchTree:
                         stack.append((child, 0))
                 else:
                     colour[node_id] = 2
+
+
+# ---- proof extraction ---------------------------------------------------------------------------
+
+def best_proof_edge(tree: SearchTree, node_id: int) -> int:
+    """Index of the proved edge of `node_id` that gives its smallest proof (ValueError if unproved)."""
+    node = tree.nodes[node_id]
+    if node.status is not Status.PROVED:
+        raise ValueError(f"goal #{node_id} is not proved")
+    proved = [i for i, e in enumerate(node.edges) if e.status is Status.PROVED]
+    return min(proved, key=lambda i: (tree.edge_proof_size(node.edges[i]), i))
+
+
+def extract_proof(tree: SearchTree, node_id: int = 0) -> ProofStep:
+    """The smallest proof of a PROVED goal (the root by default). Its `size()` equals the node's
+    `proof_size`. ValueError if the goal is not proved."""
+    edge = tree.nodes[node_id].edges[best_proof_edge(tree, node_id)]
+    return ProofStep(edge.tactic, tuple(extract_proof(tree, child) for child in edge.children))
+
+
+def proof_edges(tree: SearchTree) -> set[tuple[int, int]]:
+    """(node id, edge index) pairs used by the extracted proof of the root; empty if unproved."""
+    used: set[tuple[int, int]] = set()
+    if tree.root.status is not Status.PROVED:
+        return used
+    stack = [0]
+    while stack:
+        node_id = stack.pop()
+        index = best_proof_edge(tree, node_id)
+        if (node_id, index) not in used:
+            used.add((node_id, index))
+            stack.extend(tree.nodes[node_id].edges[index].children)
+    return used

@@ -14,8 +14,8 @@ import html
 from pathlib import Path
 
 from search.automation import family_of
-from search.extract import proof_edges as extract_proof_edges
 from search.tree import SearchTree, Status
+from search.tree import proof_edges as extract_proof_edges
 
 _NODE, _EDGE, _CLOSE = range(3)  # work items of the drawing stack
 

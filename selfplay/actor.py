@@ -23,8 +23,9 @@ from typing import Callable, Mapping
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.config import Budget, config_from_dict
 from search.evaluator import Evaluator
+from search.outcome import Outcome
 from search.solve import Method, SearchSettings, solve
-from selfplay.episode import Episode, Outcome
+from selfplay.episode import Episode
 from selfplay.learner import latest_weights
 from selfplay.matchmaker import Attempt
 from selfplay.negation import negate
@@ -138,7 +139,7 @@ class Actor:
     def _pruned_records(self, theorem: Theorem, tree, source: str, records: list) -> list:
         """The pruned proof's step records + the search's value-only records; the search's own
         records when the prover cannot replay the proof now (a restart, a flaky time limit)."""
-        from search.extract import extract_proof
+        from search.tree import extract_proof
         from selfplay.prune import prefer_short_closers, proof_records, prune_proof, replays, value_only
 
         try:

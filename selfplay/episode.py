@@ -10,17 +10,10 @@ the replay shards).
 
 from __future__ import annotations
 
-import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-
-class Outcome(str, enum.Enum):
-    """How an attempt ended. PROVED means the backend's `verify` accepted the script."""
-
-    PROVED = "proved"
-    FAILED = "failed"      # searched the whole budget, no verified proof
-    ERROR = "error"        # the statement did not elaborate, or the env failed to start
+from search.outcome import Outcome
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from lean_interface.durable import write_atomic
 from selfplay.iteration_state import RunFiles
-from selfplay.learner import write_atomic
 from selfplay.replay_buffer import ReplayBuffer
 from selfplay.round_metrics import append_curve_row, auc, family_of, median, read_rows, script_steps
 from selfplay.runner import LearnerService

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from selfplay.learner import write_atomic
+from lean_interface.durable import write_atomic
 from selfplay.round_metrics import read_rows, spread, spread_by_family
 
 #: the phases: reference once before round 0, then evaluate, search and learn every round

@@ -35,6 +35,7 @@ from typing import Sequence
 
 import torch
 
+from lean_interface.durable import write_atomic
 from networks.checkpoint import is_checkpoint, load_checkpoint, save_checkpoint
 from networks.model import ProverModel
 from networks.tokenizer import ProofTokenizer, tactic_identifiers
@@ -241,17 +242,6 @@ def latest_weights(weights_dir: str | Path) -> tuple[int, Path] | None:
     except (OSError, ValueError):
         return None
     return int(data["version"]), path / str(data["path"])
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to a sibling, fsync it and rename it over `path`: readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def _swap_in(staging: Path, target: Path) -> None:

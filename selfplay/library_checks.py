@@ -40,7 +40,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from lean_interface.coq.env import given_or_new
@@ -50,9 +50,7 @@ from selfplay.actor import SourceProblem
 from selfplay.library_lemmas import ALIASES, Candidate, is_require, library_candidates
 from selfplay.negation import negate
 from selfplay.source_cache import env_fingerprint, lookup, write_cache
-
-if TYPE_CHECKING:
-    from selfplay.sources import SourceSpec
+from selfplay.source_spec import SourceSpec
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from lean_interface.problems.benchmarks import held_out_problem_of
+from search.outcome import Outcome
 from selfplay.actor import SourceProblem
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.loop_config import SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker
 from selfplay.replay_buffer import ReplayBuffer

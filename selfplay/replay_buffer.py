@@ -6,8 +6,9 @@ Actors hand finished `Episode`s to `ReplayBuffer.add`; the learner draws batches
 On disk (docs/ARCHITECTURE.md §Parts, "actors ─► replay buffer ─► learner"): a directory of
 shards `shard-000000.jsonl`, `shard-000001.jsonl`, …, one JSON line per episode
 (`Episode.to_dict`), `shard_episodes` episodes per shard. Every `add` flushes and fsyncs before it
-returns, so an episode whose `add` returned survives a `kill -9` of the process (and the
-directory is fsynced when a shard is created, so a new shard's name survives too). Shards are only
+returns (`lean_interface.durable.Appender`), so an episode whose `add` returned survives a
+`kill -9` of the process (and the directory is fsynced when a shard is created, so a new shard's
+name survives too). Shards are only
 ever appended to, never rewritten: the files are the run's complete record (the matchmaker
 rebuilds its state from them with `episodes_iter`), and the window is derived from them.
 
@@ -19,7 +20,8 @@ exactly the same window and counters.
 
 A crash can leave the last line of a shard torn (partial JSON). It is skipped with a logged
 warning, and the next `add` starts a new shard, so nothing is ever appended after a torn line. A
-malformed line that is *not* the last of its shard is corruption, not a crash, and raises.
+malformed line that is *not* the last of its shard is corruption, not a crash, and raises (the
+reader's `skip_torn_last` policy).
 
 Not thread-safe: one owner (the Ray wrapper's actor) calls it.
 """
@@ -27,17 +29,15 @@ Not thread-safe: one owner (the Ray wrapper's actor) calls it.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import IO, Iterator, Sequence
+from typing import Iterator, Sequence
 
+from lean_interface.durable import Appender, BadLine, JsonlError, ends_cleanly, read_jsonl, skip_torn_last
 from selfplay.episode import Episode, TrainingRecord
-
-log = logging.getLogger(__name__)
 
 _SHARD = re.compile(r"^shard-(\d{6,})\.jsonl$")
 
@@ -58,26 +58,22 @@ def _shards(directory: Path) -> list[tuple[int, Path]]:
 
 
 def _read_shard(path: Path) -> tuple[list[Episode], bool]:
-    """The episodes of one shard, and whether it can be appended to (it ends with a complete
-    line). A torn last line is skipped with a warning; a bad line before the last raises."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    # a complete file ends with "\n", so its split ends with b""; otherwise the last piece is torn
-    # (or complete JSON missing its newline: still not safe to append after)
-    appendable = lines[-1] == b""
-    episodes = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        last = number == len(lines) or (number == len(lines) - 1 and lines[-1] == b"")
-        try:
-            episodes.append(Episode.from_dict(json.loads(raw.decode("utf-8"))))
-        except (ValueError, KeyError, TypeError) as error:
-            if not last:
-                raise ValueError(f"corrupt replay shard {path}:{number}: {error.__class__.__name__}: {error}") from None
-            log.warning("replay shard %s: skipping torn last line %d (%d bytes): %s", path, number, len(raw), error)
-            appendable = False
-    return episodes, appendable
+    """The episodes of one shard, and whether it can be appended to (it ends with a complete,
+    readable line). A torn last line is skipped with a warning; a bad line before the last raises."""
+    skipped: list[int] = []
+
+    def torn(line: BadLine) -> None:
+        skip_torn_last(line)
+        skipped.append(line.number)
+
+    try:
+        episodes = read_jsonl(path, Episode.from_dict, torn, "a replay episode")
+    except JsonlError as error:
+        bad = error.line
+        raise ValueError(f"corrupt replay shard {bad.path}:{bad.number}: {bad.error.__class__.__name__}: "
+                         f"{bad.error}") from None
+    # complete JSON missing its newline is kept, but is still not safe to append after
+    return episodes, ends_cleanly(path) and not skipped
 
 
 class ReplayBuffer:
@@ -104,7 +100,7 @@ class ReplayBuffer:
         self._window: OrderedDict[tuple[str, str], TrainingRecord] = OrderedDict()
         self._slots: list[tuple[str, str]] = []
         self._slot_of: dict[tuple[str, str], int] = {}
-        self._handle: IO[bytes] | None = None
+        self._handle: Appender | None = None
         self.directory.mkdir(parents=True, exist_ok=True)
         self._shard_index, self._shard_count = -1, 0   # the shard `add` appends to, and its episodes
         self._reload()
@@ -133,15 +129,11 @@ class ReplayBuffer:
 
         Returns how many of its records had keys not already in the window.
         """
-        line = json.dumps(episode.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        handle = self._writable_shard()
-        handle.write(line.encode("utf-8"))
-        handle.flush()
-        os.fsync(handle.fileno())
+        self._writable_shard().write(json.dumps(episode.to_dict(), ensure_ascii=False, separators=(",", ":")))
         self._shard_count += 1
         return self._insert(episode)
 
-    def _writable_shard(self) -> IO[bytes]:
+    def _writable_shard(self) -> Appender:
         if self._handle is not None and self._shard_count < self.shard_episodes:
             return self._handle
         if self._handle is not None:
@@ -149,19 +141,8 @@ class ReplayBuffer:
             self._handle = None
         if self._shard_count >= self.shard_episodes:
             self._shard_index, self._shard_count = self._shard_index + 1, 0
-        path = self.directory / shard_name(self._shard_index)
-        created = not path.exists()
-        self._handle = open(path, "ab")
-        if created:
-            self._fsync_directory()
+        self._handle = Appender(self.directory / shard_name(self._shard_index))   # fsyncs a new shard's name
         return self._handle
-
-    def _fsync_directory(self) -> None:
-        descriptor = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
 
     def _insert(self, episode: Episode) -> int:
         """Count `episode` and put its records in the window; return the number of new keys."""

@@ -1,6 +1,7 @@
 """The files and numbers of an expert-iteration run's curve (docs/ARCHITECTURE.md §Expert iteration).
 
-JSON-lines phase files that a killed writer may leave torn (`read_rows`, `append_row`), the
+JSON-lines phase files that a killed writer may leave torn (`read_rows`, `append_row`: the
+`lean_interface.durable` append and reader, torn lines skipped wherever they stand), the
 per-round `curve.tsv` (`append_curve_row`, which upgrades an older run's header when a column is
 added, so a resumed run keeps one table), the slice a round evaluates (`spread`), and the two
 statistics of a round: the value head's AUC on proved vs unproved goals (`auc`) and the median
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Callable, Sequence
+
+from lean_interface.durable import append_line, read_jsonl, skip_torn, write_atomic
 
 #: columns of curve.tsv, in order
 CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
@@ -92,26 +94,14 @@ def median(values: Sequence[float]) -> float:
 
 
 def read_rows(path: Path) -> list[dict]:
-    """The JSON lines of `path` (none when it does not exist); a torn last line is skipped."""
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
+    """The JSON lines of `path` (none when it does not exist); torn lines are skipped (`skip_torn`:
+    `append_row` ends a torn line and appends after it)."""
+    return read_jsonl(path, on_bad=skip_torn, what="a row") if path.is_file() else []
 
 
 def append_row(path: Path, row: dict) -> None:
     """Append one JSON line and fsync it (after a newline, if a killed writer left a torn line)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torn = path.is_file() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(("\n" if torn else "") + json.dumps(row) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    append_line(path, json.dumps(row))
 
 
 def script_steps(path: Path, replay: Callable[[], list[dict]] | None = None) -> list[tuple[str, str]]:
@@ -119,8 +109,6 @@ def script_steps(path: Path, replay: Callable[[], list[dict]] | None = None) -> 
     `path` (rows: problem, goal, tactic, steps still to go); when it is missing, `replay()` makes
     its rows once and they are written atomically (none without `replay`)."""
     if not path.is_file() and replay is not None:
-        from selfplay.learner import write_atomic
-
         write_atomic(path, "".join(json.dumps(row) + "\n" for row in replay()))
     return [(row["goal"], row["tactic"]) for row in read_rows(path) if int(row.get("steps", 1)) > 1]
 
@@ -135,13 +123,9 @@ def append_curve_row(path: Path, row: dict) -> bool:
     if any(r.get("round") == str(row["round"]) for r in rows):
         return False
     if header != list(CURVE_COLUMNS):
-        staging = path.with_name(path.name + ".tmp")
-        staging.write_text("".join("\t".join(cells) + "\n" for cells in
-                                   [list(CURVE_COLUMNS), *([r.get(c, "") for c in CURVE_COLUMNS] for r in rows)]),
-                           encoding="utf-8")
-        staging.replace(path)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write("\t".join(str(row.get(c, "")) for c in CURVE_COLUMNS) + "\n")
+        write_atomic(path, "".join("\t".join(cells) + "\n" for cells in
+                                   [list(CURVE_COLUMNS), *([r.get(c, "") for c in CURVE_COLUMNS] for r in rows)]))
+    append_line(path, "\t".join(str(row.get(c, "")) for c in CURVE_COLUMNS))
     return True
 
 

@@ -4,24 +4,26 @@ A `stdlib:` load checks hundreds of lemmas with Coq and a `variants:` load elabo
 candidate variant: minutes each. So a finished load is written to `cache_dir` as JSONL
 (`<slug>-<hash>.jsonl`, first line `{"format", "key", "spec", "count", …}`, then one
 `{"id", "source", "theorem"}` per line), keyed by the spec and what it depends on (the Coq version
-and the prelude, `env_fingerprint`; for variants the inner problems' text), written atomically, so
-a second load is a file read. A file of another key or format, or one cut short, reads as missing.
+and the prelude, `env_fingerprint`; for variants the inner problems' text), written atomically
+(`lean_interface.durable.write_atomic`), so a second load is a file read. A file of another key or
+format, or one cut short, reads as missing.
 
-A variants load also appends each finished target to `<file>.partial` (`PartialFile`), and an
-interrupted load resumes from it: one target's variants take seconds, a whole benchmark's an hour.
+A variants load also appends each finished target to `<file>.partial` (`PartialFile`, fsynced
+appends), and an interrupted load resumes from it: one target's variants take seconds, a whole
+benchmark's an hour.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
-from typing import IO, Sequence
+from typing import Sequence
 
 from lean_interface.api import ProofEnv, Theorem
+from lean_interface.durable import Appender, read_jsonl, skip_torn_last, write_atomic
 from selfplay.actor import SourceProblem
 
 #: bump when what a cached load contains changes (parsing or checking rules)
@@ -59,12 +61,11 @@ def cache_path(cache_dir: Path, spec: str, key: str) -> Path:
 def read_cache(path: Path, key: str) -> list[SourceProblem] | None:
     """The cached problems, or None when the file is missing, for another key, or incomplete."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        meta = json.loads(lines[0])
+        meta, *rows = read_jsonl(path, what="a cache line")
         if meta.get("format") != CACHE_FORMAT or meta.get("key") != key:
             return None
-        problems = [problem_from_dict(json.loads(line)) for line in lines[1:] if line.strip()]
-    except (OSError, IndexError, ValueError, KeyError, TypeError, AttributeError):
+        problems = [problem_from_dict(row) for row in rows]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return problems if len(problems) == meta.get("count") else None
 
@@ -79,18 +80,10 @@ def lookup(cache_dir: Path | None, spec: str, key: str) -> tuple[Path | None, li
 
 
 def write_cache(path: Path, key: str, spec: str, problems: Sequence[SourceProblem], **info: object) -> None:
-    """Write atomically (temporary file, fsync, rename): a reader sees the old file or the new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write atomically (`write_atomic`): a reader sees the old file or the new one."""
     meta = {"format": CACHE_FORMAT, "key": key, "spec": spec, "count": len(problems), **info}
-    temporary = path.with_name(path.name + f".tmp{os.getpid()}")
-    with temporary.open("w", encoding="utf-8") as handle:
-        handle.write(json.dumps(meta) + "\n")
-        for problem in problems:
-            handle.write(json.dumps(problem_to_dict(problem)) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    rows = [meta, *(problem_to_dict(problem) for problem in problems)]
+    write_atomic(path, "".join(json.dumps(row) + "\n" for row in rows))
 
 
 def _coq_version() -> str:
@@ -112,58 +105,56 @@ def env_fingerprint(env: ProofEnv | None) -> str:
 # ---- partial loads ---------------------------------------------------------------------------
 
 def _read_partial(path: Path, key: str) -> dict[str, list[SourceProblem]]:
-    """Targets finished by an interrupted load (a torn last line is ignored)."""
+    """Targets finished by an interrupted load. A torn last line is ignored (`skip_torn_last`: the
+    file is rewritten whole before it is appended to, so only its last line can be torn); a file
+    bad elsewhere, or of another key, starts the load over."""
+    try:
+        header, *rows = read_jsonl(path, on_bad=skip_torn_last, what="a partial-load line")
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(header, dict) or header.get("key") != key:
+        return {}
     done: dict[str, list[SourceProblem]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return done
-    try:
-        if not lines or json.loads(lines[0]).get("key") != key:
-            return done
-    except ValueError:
-        return done
-    for line in lines[1:]:
+    for row in rows:
         try:
-            row = json.loads(line)
             done[str(row["target"])] = [problem_from_dict(p) for p in row["problems"]]
-        except (ValueError, KeyError, TypeError):
+        except (KeyError, TypeError):
             break
     return done
 
 
 class PartialFile:
     """`<cache file>.partial` of a load that goes target by target: a `{"key"}` line, then one
-    `{"target", "problems"}` line per finished target, flushed at once. `done` holds what an
-    earlier, interrupted load of the same key finished; entering rewrites the file with just that
-    (dropping a torn last line), `add` appends, `remove` deletes it once the load is cached."""
+    `{"target", "problems"}` line per finished target, appended and fsynced at once. `done` holds
+    what an earlier, interrupted load of the same key finished; entering rewrites the file with just
+    that (atomically, dropping a torn last line), `add` appends, `remove` deletes it once the load
+    is cached."""
 
     def __init__(self, cache_file: Path, key: str) -> None:
         self.path = cache_file.with_name(cache_file.name + ".partial")
         self.key = key
         self.done = _read_partial(self.path, key)
-        self._handle: IO[str] | None = None
+        self._appender: Appender | None = None
 
     def __enter__(self) -> "PartialFile":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = self.path.open("w", encoding="utf-8")
-        self._handle.write(json.dumps({"key": self.key}) + "\n")
-        for target, problems in self.done.items():
-            self._write(target, problems)
-        self._handle.flush()
+        lines = [json.dumps({"key": self.key}), *(self._line(t, p) for t, p in self.done.items())]
+        write_atomic(self.path, "".join(line + "\n" for line in lines))
+        self._appender = Appender(self.path)
         return self
 
-    def _write(self, target: str, problems: Sequence[SourceProblem]) -> None:
-        assert self._handle is not None
-        self._handle.write(json.dumps({"target": target, "problems": [problem_to_dict(p) for p in problems]}) + "\n")
+    @staticmethod
+    def _line(target: str, problems: Sequence[SourceProblem]) -> str:
+        return json.dumps({"target": target, "problems": [problem_to_dict(p) for p in problems]})
 
     def add(self, target: str, problems: Sequence[SourceProblem]) -> None:
-        self._write(target, problems)
-        self._handle.flush()  # type: ignore[union-attr]
+        if self._appender is None:
+            raise ValueError(f"{self.path}: add() outside `with`")
+        self._appender.write(self._line(target, problems))
 
     def __exit__(self, *exc: object) -> None:
-        if self._handle is not None:
-            self._handle.close()
+        if self._appender is not None:
+            self._appender.close()
+            self._appender = None
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)

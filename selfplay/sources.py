@@ -34,10 +34,11 @@ root goal for library lemmas. A bad spec is a one-line ValueError.
 
 `load_all` loads several specs and deduplicates across them (by id and by statement). stdlib and
 variants loads are cached under `cache_dir` (`selfplay.source_cache`; a second load is a file
-read, an interrupted variants load resumes). This module parses specs, reads benchmark sources,
-makes variant sources and dispatches; library lemmas are `selfplay.library_lemmas` (which lemmas,
-with which header) and `selfplay.library_checks` (the Coq checks, the `stdlib:` source). Their
-public names, and the cache's, are re-exported here for callers of the one-module API.
+read, an interrupted variants load resumes). This module reads benchmark sources, makes variant
+sources and dispatches; library lemmas are `selfplay.library_lemmas` (which lemmas,
+with which header) and `selfplay.library_checks` (the Coq checks, the `stdlib:` source); specs are
+parsed by `selfplay.source_spec`. Their public names, and the cache's, are re-exported here for
+callers of the one-module API.
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ import logging
 import os
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Protocol, Sequence
 
@@ -64,80 +64,15 @@ from selfplay.library_lemmas import (ALIASES, LEMMA_KEYWORDS, Candidate, Library
 from selfplay.negation import parse_declaration
 from selfplay.source_cache import (CACHE_FORMAT, PartialFile, cache_path, env_fingerprint, lookup, problem_from_dict,
                                    problem_to_dict, read_cache, theorem_from_dict, theorem_to_dict, write_cache)
+from selfplay.source_spec import DEFAULT_STDLIB_LIMIT, DEFAULT_VARIANTS_PER_PROBLEM, SourceSpec, parse_spec
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STDLIB_LIMIT = 500
-DEFAULT_VARIANTS_PER_PROBLEM = 8
 #: where `alphaprover train` caches loads unless ALPHAPROVER_SOURCES_CACHE says otherwise
 DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "alphaprover" / "sources"
 
-_STDLIB_PREFIX = "stdlib:"
-_VARIANTS_PREFIX = "variants:"
-_FACTORY_PREFIX = "factory:"
 
-
-# ---- specs -----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SourceSpec:
-    """A parsed source spec.
-
-    Fields:
-      kind:   `benchmark`, `stdlib` or `variants`.
-      target: the benchmark spec (benchmark, variants) or the library root directory / file (stdlib).
-      source: the source name in ids (`minif2f-rocq-train`, `stdlib`, `flocq`, `variants`).
-      count:  stdlib: the limit; variants: variants per problem; factory: the limit (0: all);
-              benchmark: 0.
-    """
-
-    kind: str
-    target: str
-    source: str
-    count: int = 0
-
-
-def _split_count(rest: str, default: int, spec: str) -> tuple[str, int]:
-    head, sep, tail = rest.rpartition(":")
-    if sep and tail.strip().isdigit():
-        count = int(tail)
-        if count < 1:
-            raise ValueError(f"source spec {spec!r}: the count must be at least 1")
-        return head, count
-    return rest, default
-
-
-def parse_spec(spec: str) -> SourceSpec:
-    """`stdlib:<root>[:<limit>]`, `variants:<inner>[:<per_problem>]`, `factory:<jsonl>[:<limit>]`,
-    else a benchmark spec.
-    Raises ValueError (one line) on a malformed spec (existence is checked when loading)."""
-    spec = spec.strip()
-    if not spec:
-        raise ValueError("empty source spec")
-    if spec.startswith(_STDLIB_PREFIX):
-        root, limit = _split_count(spec[len(_STDLIB_PREFIX):], DEFAULT_STDLIB_LIMIT, spec)
-        root = root.strip()
-        if not root:
-            raise ValueError(f"source spec {spec!r}: expected stdlib:<root>[:<limit>], root a directory or one of "
-                             f"{', '.join(ALIASES)}")
-        if root in ALIASES:
-            return SourceSpec("stdlib", ALIASES[root], root, limit)
-        return SourceSpec("stdlib", str(Path(root).expanduser().resolve()), "stdlib", limit)
-    if spec.startswith(_VARIANTS_PREFIX):
-        inner, per_problem = _split_count(spec[len(_VARIANTS_PREFIX):], DEFAULT_VARIANTS_PER_PROBLEM, spec)
-        inner = inner.strip()
-        if not inner:
-            raise ValueError(f"source spec {spec!r}: expected variants:<benchmark or .v directory>[:<per_problem>]")
-        if inner.startswith((_STDLIB_PREFIX, _VARIANTS_PREFIX)):
-            raise ValueError(f"source spec {spec!r}: variants are made of a benchmark or a .v directory only")
-        return SourceSpec("variants", inner, "variants", per_problem)
-    if spec.startswith(_FACTORY_PREFIX):
-        path, limit = _split_count(spec[len(_FACTORY_PREFIX):], 0, spec)
-        if not path.strip():
-            raise ValueError(f"source spec {spec!r}: expected factory:<factory .jsonl file>[:<limit>]")
-        return SourceSpec("factory", str(Path(path.strip()).expanduser()), "factory", limit)
-    return SourceSpec("benchmark", spec, Path(spec).name or spec)
-
+# ---- deduplication ---------------------------------------------------------------------------
 
 def statement_key(theorem: Theorem) -> str:
     """What makes two problems the same without Coq: the header and the statement minus its name."""

@@ -29,8 +29,7 @@ the problems test-time RL searches on their own next (`ttrl.loop`, subgoal varia
 
 from __future__ import annotations
 
-from search.extract import best_proof_edge
-from search.tree import OrNode, SearchTree, Status
+from search.tree import OrNode, SearchTree, Status, best_proof_edge
 from search.value_units import UNPROVED_STEPS
 from selfplay.episode import TrainingRecord
 

@@ -203,7 +203,8 @@ def test_export_heldout_slice_writes_the_slice_items_only(tmp_path: Path, capsys
 def fake_eval(calls: list[tuple], proved: dict[str, set[str]]):
     """A stand-in for `run_slice_eval` that records its arguments and appends one eval record per
     (version, slice item): proved when the item is in `proved[version]`."""
-    from alphaprover.eval_records import ProblemRecord, Status
+    from alphaprover.eval_records import ProblemRecord
+    from search.outcome import Outcome as Status
 
     def run_slice_eval(slice_dir: Path, methods: str, simulations: int, seconds: float, workers: int, out: Path,
                        *overrides: str) -> bool:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from alphaprover.eval_records import ProblemRecord, RecordWriter, Status, read_records
+from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, proved_fraction_curve, summarise
+from search.outcome import Outcome as Status
 
 
 def _record(problem: str, method: str, status: Status, seconds: float, calls: int = 10) -> ProblemRecord:

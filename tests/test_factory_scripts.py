@@ -1,5 +1,5 @@
 """Factory proof scripts as demonstrations (lean_interface/problems/factory/scripts.py) and the
-learner's supervised files (alphaprover.train_cmd.load_supervised), without Coq; the replay itself
+learner's supervised files (alphaprover.train_setup.load_supervised), without Coq; the replay itself
 runs on real Coq in tests/integration/test_factory_scripts.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from alphaprover.config import UsageError
-from alphaprover.train_cmd import load_supervised
+from alphaprover.train_setup import load_supervised
 from lean_interface.problems.factory import family_named
 from lean_interface.problems.factory.family import HELDOUT, HELDOUT_SEED_START, candidate
 from lean_interface.problems.factory.scripts import ScriptReport, proof_file, scripts_of

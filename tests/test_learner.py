@@ -21,9 +21,10 @@ from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import score_tactics
 from networks.tokenizer import ProofTokenizer
 from search.evaluator import EvalRequest
+from search.outcome import Outcome
 from search.solve import SearchSettings
 from selfplay.actor import Actor
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig, latest_weights
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from lean_interface.problems.benchmarks import dev_problem_names, load_benchmark
-from selfplay.episode import Episode, Outcome
+from search.outcome import Outcome
+from selfplay.episode import Episode
 from selfplay.matchmaker import Attempt, Matchmaker, MatchmakerConfig, NoProblemsLeft
 from selfplay.replay_buffer import ReplayBuffer
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from search.outcome import Outcome
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer, shard_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +116,8 @@ def test_reload_rebuilds_the_same_window_and_counters(tmp_path: Path) -> None:
 _WRITER = """
 import sys
 sys.path.insert(0, {root!r})
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from search.outcome import Outcome
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.replay_buffer import ReplayBuffer
 buffer = ReplayBuffer(sys.argv[1], capacity=1_000_000, shard_episodes=5)
 i = int(sys.argv[2])

@@ -9,11 +9,10 @@ import pytest
 
 from lean_interface.api import Goal, ProofStep
 from search.config import Budget, MCTSConfig
-from search.extract import extract_proof, proof_edges
 from search.mcts import backup
 from search.selection import (and_scores, edge_q, exploration, needs_sampling, or_scores, sampling_allowed,
                               select_and_child, select_edge, value_score)
-from search.tree import Edge, InvariantError, SearchTree, Status
+from search.tree import Edge, InvariantError, SearchTree, Status, extract_proof, proof_edges
 
 
 def g(text: str) -> Goal:

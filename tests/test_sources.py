@@ -293,7 +293,7 @@ def test_train_split_loads_and_dev_sources_are_refused(tmp_path: Path) -> None:
 
 
 def test_train_cmd_load_sources_delegates_and_keeps_its_errors(tmp_path: Path) -> None:
-    from alphaprover.train_cmd import load_sources
+    from alphaprover.train_setup import load_sources
 
     problems = load_sources(["minif2f-rocq-train", "minif2f-rocq-train"])  # the same source twice: deduplicated
     assert len(problems) == len(S.load_source("minif2f-rocq-train", None))

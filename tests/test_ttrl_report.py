@@ -14,7 +14,8 @@ import pytest
 from alphaprover.config import UsageError
 from lean_interface.api import Theorem
 from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from search.outcome import Outcome
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.replay_buffer import ReplayBuffer
 from ttrl import report as R
 from ttrl.loop import TTRLConfig, VariantStore, open_subgoals, reconcile, target_problem, variant_problem

@@ -37,10 +37,12 @@ from typing import Sequence
 
 from lean_interface.api import ProofStep
 from lean_interface.coq.sentences import SentenceError, split_sentences
+from lean_interface.durable import write_atomic
 from search.evaluator import EvalRequest, Evaluation, Evaluator
-from selfplay.episode import Episode, Outcome
-from ttrl.generators import Variant
-from ttrl.report import VARIANT_PREFIX, write_atomic
+from search.outcome import Outcome
+from selfplay.episode import Episode
+from ttrl.candidate import Variant
+from ttrl.report import VARIANT_PREFIX
 from ttrl.statement import parse_goal_text, substitute
 
 log = logging.getLogger(__name__)

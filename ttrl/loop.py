@@ -56,13 +56,14 @@ from typing import Callable, Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from selfplay.actor import SourceProblem
-from selfplay.episode import Episode, Outcome, TrainingRecord
+from search.outcome import Outcome
+from selfplay.episode import Episode, TrainingRecord
 from selfplay.loop import SelfPlay, SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker, NoProblemsLeft
 from selfplay.runner import ActorPool, Feed, run_pool
 from ttrl.config import TTRLConfig
 from ttrl.lemmas import LemmaTable, record_lemma
-from ttrl.report import ERROR, EpisodeSummary, TargetState
+from ttrl.report import ERROR, EpisodeSummary, StopReason, TargetState
 from ttrl.target_files import LEMMAS_FILE, VARIANTS_FILE, VariantStore, reconcile, target_problem, variant_problem
 from ttrl.variants import Counts, Variant, bridged_variants, from_subgoals, generate_variants, llm_variants
 
@@ -84,7 +85,7 @@ class SessionResult:
     lost_attempts: int = 0
     learner_steps: int = 0
     new_variants: int = 0
-    stopped: str = ""        # proved | disproved | time | episodes | error | decided-before
+    stopped: StopReason | None = None   # None while the slice runs
 
 
 PoolFactory = Callable[[Sequence[SourceProblem]], ActorPool]
@@ -261,7 +262,7 @@ class TTRLSession:
         pool: ActorPool | None = None
         try:
             if not self._generate():
-                result.stopped = "error"
+                result.stopped = StopReason.ERROR
                 return result
             problems = [self.target, *(variant_problem(v) for v in self.store.variants)]
             driver = SelfPlay(self.selfplay, problems, self.supervised)
@@ -271,7 +272,7 @@ class TTRLSession:
             loaded.append(True)
             tick()
             if summary.decided:
-                result.stopped = "decided-before"
+                result.stopped = StopReason.DECIDED_BEFORE
                 return result
             pool = self.make_pool(problems)
             final_at = deadline - self.config.final_attempt_fraction * seconds \
@@ -297,7 +298,7 @@ class TTRLSession:
 
 
 #: how a slice ends before its time: nothing in flight is awaited
-DECISIVE = ("proved", "disproved", "error")
+DECISIVE = (StopReason.PROVED, StopReason.DISPROVED, StopReason.ERROR)
 
 
 class _Slice(Feed):
@@ -326,7 +327,7 @@ class _Slice(Feed):
         if not self.result.stopped and self.deadline - self.clock() >= self.cfg.min_attempt_seconds and not capped:
             return True
         if not self.result.stopped:
-            self.result.stopped = "episodes" if capped else "time"
+            self.result.stopped = StopReason.EPISODES if capped else StopReason.TIME
         return False
 
     def finished(self) -> bool:
@@ -363,13 +364,13 @@ class _Slice(Feed):
         on_target = attempt.problem == target and not attempt.disprove
         result.target_attempts += on_target
         if summary.decided and not result.stopped:
-            result.stopped = "proved" if summary.proof is not None else "disproved"
+            result.stopped = StopReason.PROVED if summary.proof is not None else StopReason.DISPROVED
         if attempt.problem == target:
             self.target_errors = self.target_errors + 1 if episode.outcome is Outcome.ERROR else 0
             if self.target_errors >= cfg.max_target_errors and not result.stopped:
                 # the statement does not elaborate (or the prover cannot start): stop, do not spin
                 session.state.status, session.state.error = ERROR, episode.error or "attempts end in error"
-                result.stopped = "error"
+                result.stopped = StopReason.ERROR
         if on_target and episode.outcome is Outcome.FAILED and not summary.decided:
             added = session._subgoal_variants(episode)
             if added:
@@ -394,5 +395,5 @@ class _Slice(Feed):
 
 
 # TTRLConfig, VariantStore, reconcile and the problem names lived here before ttrl.config and ttrl.target_files
-__all__ = ["LEMMAS_FILE", "SessionResult", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile",
+__all__ = ["LEMMAS_FILE", "SessionResult", "StopReason", "TTRLConfig", "TTRLSession", "VariantStore", "open_subgoals", "reconcile",
            "target_problem", "variant_problem"]

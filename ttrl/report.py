@@ -1,9 +1,9 @@
 """TTRL run state, compute scheduling and reports (pure: no prover, no network, no torch).
 
 A competition run (`alphaprover ttrl`) works on many targets under one wall-clock budget. Its
-durable state is `<run_dir>/state.json`, written atomically (temp file + fsync + `os.replace`, then
-the directory fsynced) after every episode, so a `kill -9` loses at most the seconds of one
-episode and never a proof:
+durable state is `<run_dir>/state.json`, written atomically (`lean_interface.durable.write_atomic`:
+temp file + fsync + `os.replace`, then the directory fsynced) after every episode, so a `kill -9`
+loses at most the seconds of one episode and never a proof:
 
   {"version": 1, "elapsed_seconds": …, "max_minutes": …,
    "targets": {"<name>": TargetState.to_dict(), …}}        (in scheduling order)
@@ -25,18 +25,49 @@ gets nothing more. The last slice is cut to what is left; nothing starts with le
 
 from __future__ import annotations
 
+import enum
 import json
-import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from lean_interface.durable import write_atomic
 from selfplay.episode import Episode
 
 STATE_VERSION = 1
 STATE_FILE = "state.json"
-OPEN, PROVED, DISPROVED, ERROR = "open", "proved", "disproved", "error"
-STATUSES = (OPEN, PROVED, DISPROVED, ERROR)
+
+
+class TargetStatus(enum.StrEnum):
+    """A target's standing over a whole TTRL run: OPEN until a slice decides it; PROVED (a verified
+    proof), DISPROVED (a verified proof of its negation) or ERROR (its statement cannot be read, or
+    its attempts keep ending in error). Not an attempt's outcome (`search.outcome.Outcome`): a
+    target stays OPEN over many FAILED attempts, and DISPROVED belongs to no single attempt at the
+    target's own statement. A StrEnum: state.json holds the plain value, and a target reads as its
+    value in reports."""
+
+    OPEN = "open"
+    PROVED = "proved"
+    DISPROVED = "disproved"
+    ERROR = "error"
+
+
+class StopReason(enum.StrEnum):
+    """Why one slice of a TTRL run stopped. Its own enum: TIME, EPISODES and DECIDED_BEFORE end a
+    slice, not an attempt (`search.outcome.Outcome`) or a target (`TargetStatus`); PROVED,
+    DISPROVED and ERROR say the target was decided in this slice, which the target's status then
+    records. A StrEnum, equal to its plain value (`"decided-before"`)."""
+
+    PROVED = "proved"
+    DISPROVED = "disproved"
+    ERROR = "error"
+    TIME = "time"                      # the slice's seconds ran out
+    EPISODES = "episodes"              # the slice's episode cap was reached
+    DECIDED_BEFORE = "decided-before"  # the buffer already held the target's proof or disproof
+
+
+#: the members under their own names (`ttrl.loop`, `alphaprover.ttrl_cmd` and the tests read them so)
+OPEN, PROVED, DISPROVED, ERROR = TargetStatus.OPEN, TargetStatus.PROVED, TargetStatus.DISPROVED, TargetStatus.ERROR
 TARGET_PREFIX = "target/"
 VARIANT_PREFIX = "variants/"
 
@@ -66,7 +97,7 @@ class TargetState:
 
     name: str
     statement: str = ""
-    status: str = OPEN
+    status: TargetStatus = OPEN
     proof: str | None = None
     seconds: float = 0.0
     slices: int = 0
@@ -82,8 +113,10 @@ class TargetState:
     error: str = ""
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"target {self.name}: unknown status {self.status!r}")
+        try:
+            self.status = TargetStatus(self.status)
+        except ValueError:
+            raise ValueError(f"target {self.name}: unknown status {self.status!r}") from None
 
     @property
     def open(self) -> bool:
@@ -125,23 +158,6 @@ class RunState:
 
 
 # ---- durable files -------------------------------------------------------------------------------
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Replace `path` by `text` so a reader (or a crash) sees the old file or the new one, whole."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    descriptor = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
 
 def save_state(run_dir: str | Path, state: RunState) -> None:
     write_atomic(Path(run_dir) / STATE_FILE, json.dumps(state.to_dict(), indent=1, ensure_ascii=False) + "\n")
@@ -316,5 +332,5 @@ def write_report(run_dir: str | Path, state: RunState) -> tuple[Path, Path]:
     return md, js
 
 
-__all__ = ["DISPROVED", "ERROR", "EpisodeSummary", "OPEN", "PROVED", "RunState", "TargetState", "load_state",
-           "next_slice", "render_markdown", "report_dict", "save_state", "write_atomic", "write_report"]
+__all__ = ["DISPROVED", "ERROR", "EpisodeSummary", "OPEN", "PROVED", "RunState", "TargetState", "TargetStatus",
+           "load_state", "next_slice", "render_markdown", "report_dict", "save_state", "write_report"]

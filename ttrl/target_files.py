@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Sequence
 
 from lean_interface.api import Theorem
+from lean_interface.durable import write_atomic
 from selfplay.actor import SourceProblem
 from ttrl.lemmas import LemmaTable, record_lemma
-from ttrl.report import TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState, write_atomic
+from ttrl.report import TARGET_PREFIX, VARIANT_PREFIX, EpisodeSummary, TargetState
 from ttrl.statement import normalise
 from ttrl.variants import Variant
 

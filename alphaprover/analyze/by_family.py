@@ -16,13 +16,13 @@ each published version); nothing is searched.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import defaultdict
 from pathlib import Path
 
 from alphaprover.analyze.repeats import proved_sets
 from alphaprover.analyze.run_files import read_rounds
 from alphaprover.config import UsageError
+from lean_interface.durable import read_jsonl, skip_torn
 from selfplay.round_metrics import family_of
 
 
@@ -31,7 +31,7 @@ def read_eval(path: Path) -> tuple[list[str], list[dict[str, bool]]]:
     whole target when two share one (`repeats.proved_sets`; sorted, so `v000000`, `v000001`, … in
     version order), the item → proved map, items named as in the run (`heldout/<name>`) so both
     sources line up."""
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = read_jsonl(path, on_bad=skip_torn, what="an eval record")   # appended: a torn line is skipped
     table = proved_sets(records)
     labels = sorted(table)
     return labels, [{"heldout/" + problem.rsplit("/", 1)[-1]: proved for problem, proved in table[label].items()}

@@ -15,12 +15,12 @@ reports it instead of crashing.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from lean_interface.api import EnvError, Theorem
+from lean_interface.durable import BadLine, read_jsonl
 
 #: the repository root (this file is lean_interface/problems/benchmarks.py)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -101,14 +101,8 @@ def base_problem_name(name: str) -> str:
 def minif2f_test_names() -> frozenset[str]:
     """Names of miniF2F's test split (the test rows of the bundled Lean file: the same problems
     as the Coq test split, which is not bundled). Never trained on, in any language."""
-    path = BUNDLED["minif2f-lean-test"][0]
-    names = set()
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line) if line.strip() else {}
-            if row.get("split") == "test":
-                names.add(row["name"])
-    return frozenset(names)
+    rows = read_jsonl(BUNDLED["minif2f-lean-test"][0], what="a miniF2F record")
+    return frozenset(row["name"] for row in rows if row.get("split") == "test")
 
 
 def held_out_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
@@ -175,18 +169,18 @@ def _coq_problem(path: Path) -> Problem:
 
 
 def _jsonl_problems(path: Path, split: str | None) -> list[Problem]:
-    problems = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                if split is not None and row.get("split") != split:
-                    continue
-                problems.append(Problem(row["name"], lean_theorem(row)))
-            except (json.JSONDecodeError, KeyError, TypeError) as error:
-                problems.append(Problem(f"{path.name}:{number}", None, f"unreadable record: {error}"))
+    """The problems of a JSONL benchmark (rows of `split` only, unless None); a line that cannot be
+    read is kept as an unreadable problem, so an eval reports it instead of losing it."""
+
+    def problem(row: dict) -> Problem | None:
+        if split is not None and row.get("split") != split:
+            return None
+        return Problem(row["name"], lean_theorem(row))
+
+    def unreadable(line: BadLine) -> Problem:
+        return Problem(f"{path.name}:{line.number}", None, f"unreadable record: {line.error}")
+
+    problems = read_jsonl(path, problem, unreadable)
     if not problems:
         raise ValueError(f"no problems in {path}" + (f" for split {split!r}" if split else ""))
     return problems

@@ -82,7 +82,7 @@ def test_train_streams_trains_publishes_and_survives_a_kill(tmp_path: Path, sour
 
 def test_a_killed_ray_actor_is_restarted_and_the_pool_goes_on(tmp_path: Path, source_dir: Path) -> None:
     from alphaprover.config import load_config, to_plain
-    from alphaprover.train_cmd import ActorRecipe, EvaluatorRecipe, load_sources
+    from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources
     from selfplay.learner import Learner, LearnerConfig
     from selfplay.matchmaker import Attempt
     from selfplay.ray_workers import RayActors
@@ -137,7 +137,7 @@ def _is_coqtop(pid: int) -> bool:
 
 
 def test_the_dev_subset_cannot_be_a_source(tmp_path: Path) -> None:
-    from alphaprover.train_cmd import load_sources
+    from alphaprover.train_setup import load_sources
     from selfplay.actor import SourceProblem
     from selfplay.loop import SelfPlay, SelfPlayConfig
 
@@ -161,7 +161,7 @@ def test_a_renamed_copy_of_a_dev_problem_is_refused(tmp_path: Path) -> None:
     """The dev guard reads statements, not only names: a dev problem saved under another name is
     refused by the source loader and by the driver."""
     from lean_interface.problems.benchmarks import find_problem
-    from alphaprover.train_cmd import load_sources
+    from alphaprover.train_setup import load_sources
     from selfplay.actor import SourceProblem
     from selfplay.loop import SelfPlay, SelfPlayConfig
 

@@ -95,7 +95,8 @@ BRIDGED = "amc12a_2013_p7"   # s (n+2) = s (n+1) + s n, s 9 = 110, s 7 = 42 ⊢ 
 
 
 def test_a_proved_bridged_variant_closes_the_target_root_and_the_proof_verifies(env: CoqEnv, tmp_path: Path) -> None:
-    from selfplay.episode import Episode, Outcome
+    from search.outcome import Outcome
+    from selfplay.episode import Episode
     from ttrl.lemmas import record_lemma
     from ttrl.report import VARIANT_PREFIX
 

@@ -16,13 +16,13 @@ is read from any split.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from lean_interface.api import EnvError
+from lean_interface.durable import read_jsonl, write_atomic
 from lean_interface.problems.benchmarks import dev_problem_of, load_benchmark
 from lean_interface.problems.factory.elaborate import DEFAULT_CHUNK, Elaborator
 from lean_interface.problems.factory.family import (HELDOUT, HELDOUT_FAMILIES, HELDOUT_SEED_START, ITEM_FIELDS, TRAIN,
@@ -172,14 +172,10 @@ def build(families: Sequence[Family], config: FactoryConfig, elaborator: Elabora
 
 
 def write_items(items: Sequence[Item], path: Path, report: BuildReport | None = None) -> Path | None:
-    """Write `items` as JSONL to `path` (atomically: a temporary file renamed), and the report as
+    """Write `items` as JSONL to `path` (atomically: `write_atomic`), and the report as
     `<stem>.summary.json` beside it; returns the summary's path (None without a report)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        for item in items:
-            handle.write(json.dumps({k: getattr(item, k) for k in ITEM_FIELDS}, ensure_ascii=False) + "\n")
-    os.replace(temporary, path)
+    write_atomic(path, "".join(json.dumps({k: getattr(item, k) for k in ITEM_FIELDS}, ensure_ascii=False) + "\n"
+                               for item in items))
     if report is None:
         return None
     summary = path.with_name(f"{path.stem}.summary.json")
@@ -194,16 +190,6 @@ def read_items(path: Path, split: str | None = TRAIN) -> list[Item]:
         raise ValueError(f"split must be {TRAIN!r}, {HELDOUT!r} or None, not {split!r}")
     if not path.is_file():
         raise ValueError(f"factory file not found: {path}")
-    items = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                item = Item(**{k: row[k] for k in ITEM_FIELDS})
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise ValueError(f"{path}:{number}: not a factory item {{{', '.join(ITEM_FIELDS)}}}") from None
-            if split is None or item.split == split:
-                items.append(item)
-    return items
+    items = read_jsonl(path, lambda row: Item(**{k: row[k] for k in ITEM_FIELDS}),
+                       what=f"a factory item {{{', '.join(ITEM_FIELDS)}}}")
+    return [item for item in items if split is None or item.split == split]

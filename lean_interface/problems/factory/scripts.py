@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence
 
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.proof_replay import ProofReplayer, TacticRecord
+from lean_interface.durable import write_atomic
 from lean_interface.problems.factory import family_named
 from lean_interface.problems.factory.family import TRAIN, Item, candidate
 
@@ -105,13 +106,9 @@ def script_records(items: Iterable[Item], replayer: ProofReplayer, prelude: str 
 
 
 def write_records(records: Sequence[TacticRecord], path: Path) -> Path:
-    """The records as JSONL in `alphaprover extract`'s format (goal, tactic, steps, source, lemma)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(path.name + ".tmp")
-    with staging.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(asdict(record), ensure_ascii=False) + "\n")
-    staging.replace(path)
+    """The records as JSONL in `alphaprover extract`'s format (goal, tactic, steps, source, lemma),
+    written atomically (`write_atomic`)."""
+    write_atomic(path, "".join(json.dumps(asdict(record), ensure_ascii=False) + "\n" for record in records))
     return path
 
 

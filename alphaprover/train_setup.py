@@ -1,0 +1,133 @@
+"""What every training command builds from its config: the problem sources, the supervised mix,
+and the picklable recipes of actors and their evaluators (docs/ARCHITECTURE.md §Self-play).
+
+`alphaprover train` (both loops: `alphaprover.train_cmd`, `alphaprover.iterate_cmd`) and
+`alphaprover ttrl` share these, so they live below the commands that use them: no command module
+imports another for them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Sequence
+
+from alphaprover.config import UsageError
+from alphaprover.runtime import (backend_language, build_env, build_settings, policy_decoding, sampling_temperatures,
+                                 vocabulary_for)
+from search.action_set import ActionMode, action_evaluator
+from selfplay.actor import Actor, ActorConfig, SourceProblem
+from selfplay.episode import TrainingRecord
+
+
+def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
+    """Problems of each source spec (`selfplay.sources`: a bundled benchmark or .v directory,
+    `stdlib:<root>[:<limit>]`, `variants:<spec>[:<n>]`), deduplicated; stdlib and variants loads are
+    cached under `selfplay.sources.default_cache_dir()`. Dev-subset problems are refused (a source
+    that contains one is a usage error: the dev subset is for measuring only)."""
+    from lean_interface.api import EnvError
+    from selfplay.sources import default_cache_dir, load_all
+    from ttrl.variants import variant_theorems
+
+    try:
+        problems = load_all(specs, default_cache_dir(), make_variants=variant_theorems)
+    except (ValueError, EnvError) as error:
+        raise UsageError(str(error)) from None
+    if not problems:
+        raise UsageError("no problems in the configured sources")
+    return problems
+
+
+def load_supervised(paths: str) -> list[TrainingRecord]:
+    """The supervised records mixed into learner batches (ssreflect tactics dropped): every file of
+    the comma-separated `paths` (`alphaprover extract`'s stdlib records, `alphaprover factory
+    scripts=…`'s demonstrations); `file*N` (N ≥ 1) counts a file's records N times, so a small
+    file can weigh more in the mix than its size; a missing file is skipped with a one-line
+    warning saying what makes it, a malformed one (or a bad weight) is a usage error."""
+    from networks.dataset import is_ssreflect_tactic, read_examples
+
+    records: list[TrainingRecord] = []
+    for part in (part.strip() for part in paths.split(",")):
+        if not part:
+            continue
+        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
+        if not weight.strip().isdigit() or int(weight) < 1:
+            raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
+        file = Path(path.strip())
+        if not file.is_file():
+            maker = "alphaprover factory reuse=true scripts=" + path if "script" in file.name else "alphaprover extract"
+            print(f"warning: {file} not found (run `{maker}`); not mixed into learner batches")
+            continue
+        try:
+            examples = read_examples(file)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        records += [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in examples
+                    if not is_ssreflect_tactic(e.tactic)] * int(weight)
+    return records
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluatorRecipe:
+    """Picklable: builds an actor's evaluator from a published checkpoint directory. With a
+    `lemma_file` (TTRL), goals with a known proof get it offered first (`ttrl.lemmas.WithLemmas`)."""
+
+    mode: str
+    language_backend: dict
+    temperature: float
+    seed: int
+    threads: int
+    engine: str | None
+    lemma_file: str = ""
+    temperature_step: float = 0.0
+    decoding: str = "sample"
+
+    @classmethod
+    def from_config(cls, mode: str, plain: dict, lemma_file: str = "") -> "EvaluatorRecipe":
+        """The recipe a run's config asks for (`temperature`, `temperature_step`, `decoding`, `seed`,
+        `threads`, `engine`, `backend`), with action mode `mode`."""
+        temperature, step = sampling_temperatures(plain)
+        return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
+                   plain.get("engine"), lemma_file, step, policy_decoding(plain))
+
+    def __call__(self, checkpoint: Path):
+        from networks.evaluator import NetworkEvaluator
+
+        mode = ActionMode.parse(self.mode)
+        vocabulary = vocabulary_for(self.language_backend)
+        if mode is ActionMode.FIXED:
+            evaluator = action_evaluator(mode, None, vocabulary)
+        else:
+            network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=self.temperature, seed=self.seed,
+                                                       threads=self.threads, engine=self.engine,
+                                                       language=backend_language(self.language_backend),
+                                                       temperature_step=self.temperature_step,
+                                                       decoding=self.decoding)
+            evaluator = action_evaluator(mode, network, vocabulary)
+        if self.lemma_file:
+            from ttrl.lemmas import LemmaTable, WithLemmas
+
+            return WithLemmas(evaluator, LemmaTable(self.lemma_file))
+        return evaluator
+
+
+@dataclasses.dataclass(frozen=True)
+class ActorRecipe:
+    """Picklable: builds actor `name` (inside a Ray worker, or in this process)."""
+
+    name: str
+    problems: tuple[SourceProblem, ...]
+    backend: dict
+    search: dict
+    evaluator: EvaluatorRecipe
+    weights_dir: str
+    actor: dict
+    seed: int
+
+    def __call__(self) -> Actor:
+        _, settings, _ = build_settings(self.search)
+        return Actor(self.name, {p.id: p for p in self.problems}, lambda: build_env(self.backend), self.evaluator,
+                     settings, self.weights_dir, ActorConfig.from_dict(self.actor), seed=self.seed)
+
+
+__all__ = ["ActorRecipe", "EvaluatorRecipe", "load_sources", "load_supervised"]
