@@ -4,7 +4,8 @@ Builds the train problems (the factory's train items, and any other configured s
 held-out slice (the held-out items of every factory source), the actor pools of each phase (Ray
 actors, or one in-process actor with `actors=0`; search actors prune their proofs, held-out
 actors search with the evaluation's action set), and runs `selfplay.expert_iteration`. A missing
-factory file at the default path is built first (`alphaprover factory`, a few minutes).
+input at its default path — the factory, its script demonstrations, the stdlib records — is built
+first (`alphaprover.train_inputs`); the library records go to the learner as its library share.
 The composed config is saved as `<run_dir>/config.yaml`; TensorBoard logs go to `<run_dir>/tb`.
 """
 
@@ -20,34 +21,16 @@ from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.policy_config import POLICY_DEFAULTS
 from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint,
                                  sampling_temperatures)
+from alphaprover.train_inputs import ensure_factory, ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from search.action_set import ActionMode
 from selfplay.actor import ActorConfig, SourceProblem
-
-#: where `alphaprover factory` writes by default: built on first use when a source names it
-DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
-
 
 def factory_files(specs: list[str]) -> list[Path]:
     """The files of the `factory:` sources among `specs` (parsed as the sources module parses them)."""
     from selfplay.source_spec import parse_spec
 
     return [Path(spec.target) for spec in map(parse_spec, specs) if spec.kind == "factory"]
-
-
-def ensure_factory(files: list[Path]) -> None:
-    """Build the default factory file when a source names it and it is missing; any other
-    missing file is a usage error (the user named it)."""
-    for path in files:
-        if path.is_file():
-            continue
-        if path != DEFAULT_FACTORY:
-            raise UsageError(f"factory file {path} not found (build it with `alphaprover factory out={path}`)")
-        print(f"{path} not found: building the problem factory first (alphaprover factory, a few minutes)")
-        from alphaprover.config import load_config
-        from alphaprover.factory_cmd import run_factory
-
-        run_factory(load_config("factory", [f"out={path}"]))
 
 
 def pool_actor_settings(kind: str, actor: dict) -> dict:
@@ -98,12 +81,14 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     if not files:
         raise UsageError("loop=expert_iteration needs a factory:<jsonl> source (its held-out items are the curve)")
     ensure_factory(files)
+    ensure_inputs(str(plain.get("supervised_file") or ""), str(plain.get("library_file") or ""))
     train = load_sources(specs)
     heldout = heldout_problems(files)
     run_dir = Path(settings.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)
     supervised = load_supervised(str(plain.get("supervised_file") or ""))
+    library = load_library(str(plain.get("library_file") or ""), [str(r) for r in plain.get("library_roots") or []])
     by_id = {p.id: p for p in (*train, *heldout)}
 
     from torch.utils.tensorboard import SummaryWriter
@@ -131,7 +116,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
 
     writer = SummaryWriter(str(run_dir / "tb"))
     try:
-        driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer,
+        driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer, library=library,
                                  value_scorer=value_scorer, topk_scorer=topk_scorer, logprob_scorer=logprob_scorer,
                                  script_referencer=lambda problem_ids: script_references(problem_ids, files))
     except ValueError as error:

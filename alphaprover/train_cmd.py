@@ -21,6 +21,7 @@ from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.iterate_cmd import run_expert_iteration
 from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint
 from alphaprover.policy_config import PolicyConfig
+from alphaprover.train_inputs import ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from selfplay.actor import ActorConfig
 from selfplay.loop import SelfPlay, SelfPlayConfig
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields: the command's, the search's,
 #: and the policy's (`checkpoint` and `seed` are SelfPlayConfig fields too)
-CLI_KEYS = ("sources", "supervised_file", "ray_address", "backend", "budget", "mcts", "best_first", "portfolio",
+CLI_KEYS = ("sources", "supervised_file", "library_file", "library_roots", "ray_address", "backend", "budget", "mcts", "best_first", "portfolio",
             "method", "actor", "loop", "iteration", "heldout_actions", "heldout_decoding",
             *(f.name for f in dataclasses.fields(PolicyConfig) if f.name not in
               {g.name for g in dataclasses.fields(SelfPlayConfig)}))
@@ -63,13 +64,15 @@ def run_selfplay(cfg: DictConfig) -> int:
     run_dir = Path(settings.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)
+    ensure_inputs(str(plain.get("supervised_file") or ""), str(plain.get("library_file") or ""))
     supervised = load_supervised(str(plain.get("supervised_file") or ""))
+    library = load_library(str(plain.get("library_file") or ""), [str(r) for r in plain.get("library_roots") or []])
 
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(run_dir / "tb"))
     try:
-        selfplay = SelfPlay(settings, problems, supervised, writer=writer)
+        selfplay = SelfPlay(settings, problems, supervised, writer=writer, library=library)
     except ValueError as error:
         raise UsageError(str(error)) from None
     evaluator = EvaluatorRecipe.from_config(mode.value, plain)

@@ -24,8 +24,8 @@ def test_scripts_name_the_statement_hypotheses_as_intros_does() -> None:
     assert coq_hypothesis_names(0) == [] and coq_hypothesis_names(3) == ["H", "H0", "H1"]
     script = "rewrite h0, h1 in h2. pose proof (h0 1) as h3. simpl in h3. Rabs_h0. lra."
     assert minif2f_proof(script, 3) == \
-        "intros.\nrewrite H, H0 in H1. pose proof (H 1) as h3. simpl in h3. Rabs_h0. lra."
-    assert minif2f_proof("lra.", 0) == "intros.\nlra."
+        "intros. rewrite H, H0 in H1. pose proof (H 1) as h3. simpl in h3. Rabs_h0. lra."
+    assert minif2f_proof("lra.", 0) == "intros. lra."
 
 
 def test_a_share_of_every_family_is_surfaced_stably_under_train_split_headers() -> None:
@@ -43,7 +43,7 @@ def test_a_share_of_every_family_is_surfaced_stably_under_train_split_headers() 
                 surfaced += 1
                 assert item.statement.startswith(f"Theorem {item.name} : ")
                 assert item.header in dict(MINIF2F_HEADERS[family.domain])
-                assert item.proof.startswith("intros.\n")
+                assert item.proof.startswith("intros. ")
                 assert " (h0 : " not in item.statement
             else:
                 assert item.header == family.header and not item.proof.startswith("intros.")

@@ -49,7 +49,7 @@ def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr[-2000:]
     run_dir = tmp_path / "run"
-    args = [f"sources=[factory:{factory}]", f"run_dir={run_dir}", "actors=0", "supervised_file=",
+    args = [f"sources=[factory:{factory}]", f"run_dir={run_dir}", "actors=0", "supervised_file=", "library_file=",
             "iteration.rounds=2", "iteration.problems_per_round=3", "iteration.heldout_problems=3",
             "iteration.search_seconds=8", "iteration.search_simulations=16", "iteration.heldout_seconds=8",
             "iteration.heldout_simulations=8", "iteration.learner_steps_per_round=3", "iteration.min_buffer_records=1",

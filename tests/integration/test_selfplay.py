@@ -29,6 +29,7 @@ VALID = BUNDLED["minif2f-rocq-valid"][0]
 PROBLEMS = ("mathd_numbertheory_35", "mathd_algebra_119", "aime_1983_p9")
 FAST = ["loop=selfplay", "matchmaker.base_seconds=4", "matchmaker.base_simulations=24", "learner.publish_every=2",
         "learner.checkpoint_every=2", "learner_steps_per_episode=2", "min_buffer_records=1", "supervised_file=",
+        "library_file=",
         "mcts.num_samples=8"]
 
 

@@ -92,4 +92,4 @@ def minif2f_proof(proof: str, hypotheses: int) -> str:
         index = int(match.group(1))
         return names[index] if index < hypotheses else match.group(0)
 
-    return "intros.\n" + re.sub(r"\bh(\d+)\b", rename, proof)
+    return "intros. " + re.sub(r"\bh(\d+)\b", rename, proof)

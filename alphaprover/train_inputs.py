@@ -1,0 +1,103 @@
+"""What `alphaprover train` mixes, built when missing and loaded (docs/ARCHITECTURE.md §Expert iteration).
+
+A run mixes four inputs: the problem factory (`factory:` sources), its script demonstrations
+(`supervised_file`), the stdlib records of `alphaprover extract` (`library_file`: a
+`learner.library_fraction` of every batch, so the policy keeps the library's lemma names), and
+the train split with its variants (`sources`). On a fresh clone none of the generated files
+exists: each one at its default path is built here the first time a run needs it, as
+`alphaprover factory` / `alphaprover factory reuse=true scripts=…` / `alphaprover extract` would
+build it (minutes each; printed before it starts). A missing file at any other path is the
+user's own name for it: a usage error that says how to build it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from alphaprover.config import UsageError
+from selfplay.episode import TrainingRecord
+
+#: where `alphaprover factory` writes by default
+DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
+#: where the factory's script demonstrations go by default
+DEFAULT_SCRIPTS = Path("data/factory/scripts.jsonl")
+#: where `alphaprover extract` writes its train records by default
+DEFAULT_EXTRACTED = Path("data/extracted/train.jsonl")
+#: the record source of library records in learner batches
+LIBRARY_SOURCE = "library"
+
+
+def supervised_paths(spec: str) -> list[Path]:
+    """The files of a `supervised_file` spec (comma-separated, each `file` or `file*N`)."""
+    parts = (part.strip() for part in spec.split(","))
+    return [Path(part.rpartition("*")[0] if "*" in part else part).expanduser() for part in parts if part]
+
+
+def ensure_factory(files: Sequence[Path]) -> None:
+    """Build the default factory file when a source names it and it is missing; any other
+    missing file is a usage error (the user named it)."""
+    for path in files:
+        if path.is_file():
+            continue
+        if path != DEFAULT_FACTORY:
+            raise UsageError(f"factory file {path} not found (build it with `alphaprover factory out={path}`)")
+        print(f"{path} not found: building the problem factory first (alphaprover factory, a few minutes)")
+        from alphaprover.config import load_config
+        from alphaprover.factory_cmd import run_factory
+
+        run_factory(load_config("factory", [f"out={path}"]))
+
+
+def ensure_inputs(supervised_spec: str, library_file: str) -> None:
+    """Build the default-path supervised and library files a run mixes when they are missing:
+    the factory's demonstrations (the factory first, if it is missing too) and the stdlib records.
+    Files at other paths are left to `load_supervised` / `load_library`, which say what is wrong."""
+    wanted = set(supervised_paths(supervised_spec))
+    if library_file:
+        wanted.add(Path(library_file))
+    if DEFAULT_SCRIPTS in wanted and not DEFAULT_SCRIPTS.is_file():
+        ensure_factory([DEFAULT_FACTORY])
+        print(f"{DEFAULT_SCRIPTS} not found: replaying the factory's scripts first "
+              "(alphaprover factory reuse=true scripts=…, ~10 minutes on 2 cores)")
+        from alphaprover.config import load_config
+        from alphaprover.factory_cmd import run_factory
+
+        run_factory(load_config("factory", [f"out={DEFAULT_FACTORY}", "reuse=true", f"scripts={DEFAULT_SCRIPTS}"]))
+    if DEFAULT_EXTRACTED in wanted and not DEFAULT_EXTRACTED.is_file():
+        print(f"{DEFAULT_EXTRACTED} not found: extracting the Coq libraries' proofs first "
+              "(alphaprover extract, ~15 minutes on 2 cores)")
+        from alphaprover.extract import extract
+        from lean_interface.problems.libraries import DEFAULT_ROOTS
+
+        extract(DEFAULT_ROOTS, DEFAULT_EXTRACTED.parent)
+
+
+def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
+    """The library records a run keeps in every batch: the records of `alphaprover extract`'s file
+    `path` whose source file lies under `theories/<root>/` for one of `roots` (e.g. Reals, ZArith,
+    Arith: the lemma names competition proofs use), ssreflect tactics dropped, each with source
+    `library`. "" = no library; a missing file is a one-line warning (the share then goes to the
+    other sources), a malformed one a usage error."""
+    if not path:
+        return []
+    from networks.dataset import is_ssreflect_tactic, read_examples
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        print(f"warning: {file} not found (run `alphaprover extract`); no library records in learner batches")
+        return []
+    try:
+        examples = read_examples(file)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    markers = tuple(f"/theories/{root.strip('/')}/" for root in roots)
+    records = [TrainingRecord(e.goal, e.tactic, e.steps, LIBRARY_SOURCE) for e in examples
+               if (not markers or any(marker in e.source for marker in markers)) and not is_ssreflect_tactic(e.tactic)]
+    if not records:
+        raise UsageError(f"library file {file}: no records under {', '.join(roots) or 'any root'}")
+    return records
+
+
+__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_SCRIPTS", "LIBRARY_SOURCE", "ensure_factory",
+           "ensure_inputs", "load_library", "supervised_paths"]

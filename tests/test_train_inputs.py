@@ -1,0 +1,74 @@
+"""What `alphaprover train` mixes (alphaprover/train_inputs.py): which missing inputs a run builds
+(only those at their default paths, the factory before its scripts), and which library records
+it keeps (the roots' files, ssreflect tactics dropped)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alphaprover import train_inputs as T
+from alphaprover.config import UsageError
+
+
+def test_supervised_paths_drop_weights() -> None:
+    assert T.supervised_paths("data/factory/scripts.jsonl*3, x.jsonl,,") == [Path("data/factory/scripts.jsonl"),
+                                                                             Path("x.jsonl")]
+    assert T.supervised_paths("") == []
+
+
+def _record_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record what ensure_inputs asks to build (the builders themselves run for minutes: the
+    factory, its script replay and the library extraction have their own integration tests)."""
+    built: list[str] = []
+    import alphaprover.extract
+    import alphaprover.factory_cmd
+
+    monkeypatch.setattr(alphaprover.factory_cmd, "run_factory",
+                        lambda cfg: built.append("scripts" if cfg.get("scripts") else "factory"))
+    monkeypatch.setattr(alphaprover.extract, "extract", lambda roots, out_dir, **_: built.append(f"extract:{out_dir}"))
+    return built
+
+
+def test_a_fresh_clone_builds_each_default_input_once_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    built = _record_builds(monkeypatch)
+    T.ensure_inputs("data/factory/scripts.jsonl", "data/extracted/train.jsonl")
+    assert built == ["factory", "scripts", "extract:data/extracted"]
+
+
+def test_present_or_user_named_inputs_are_not_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    built = _record_builds(monkeypatch)
+    for path in (T.DEFAULT_FACTORY, T.DEFAULT_SCRIPTS, T.DEFAULT_EXTRACTED):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+    T.ensure_inputs("data/factory/scripts.jsonl*2", "data/extracted/train.jsonl")
+    T.ensure_inputs("mine/scripts.jsonl", "mine/train.jsonl")   # the loaders say what is missing
+    T.ensure_inputs("", "")
+    assert built == []
+    T.DEFAULT_SCRIPTS.unlink()
+    T.ensure_inputs("data/factory/scripts.jsonl", "")
+    assert built == ["scripts"]                                  # the factory is there: only its scripts
+
+
+def test_library_keeps_the_roots_records_and_drops_ssreflect(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rows = [("/usr/lib/ocaml/coq/theories/Reals/Rsqrt_def.v", "apply sqrt_pos."),
+            ("/usr/lib/ocaml/coq/theories/ZArith/Zdiv.v", "rewrite Z.mul_mod by lia."),
+            ("/usr/lib/ocaml/coq/theories/Lists/List.v", "induction l."),
+            ("/usr/lib/ocaml/coq/theories/Reals/Rfunctions.v", "by rewrite addnC."),
+            ("/usr/lib/ocaml/coq/theories/Arith/PeanoNat.v", "lia.")]
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps({"goal": f"g{i}", "tactic": t, "steps": 1, "source": s}) + "\n"
+                            for i, (s, t) in enumerate(rows)))
+    records = T.load_library(str(path), ["Reals", "ZArith", "Arith"])
+    assert [r.tactic for r in records] == ["apply sqrt_pos.", "rewrite Z.mul_mod by lia.", "lia."]
+    assert {r.source for r in records} == {T.LIBRARY_SOURCE}
+    assert len(T.load_library(str(path), [])) == 4              # every root; ssreflect still dropped
+    assert T.load_library("", ["Reals"]) == []
+    assert T.load_library(str(tmp_path / "missing.jsonl"), ["Reals"]) == []
+    assert "not found" in capsys.readouterr().out
+    with pytest.raises(UsageError, match="no records under Flocq"):
+        T.load_library(str(path), ["Flocq"])
