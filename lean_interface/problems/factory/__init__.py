@@ -10,6 +10,11 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
                    word problems over nat
   inequalities.py  squares and AM-GM, minima of quadratics, integer bounds, absolute value
   sums.py          sums by induction (sum_f_R0), concrete sums and products over nat
+  skills.py        skill families over R the train split's unproved problems need: square roots,
+                   rational equations under `<>`, ln/exp/Rpower, guarded rewrites, INR/IZR casts,
+                   identities at points (docs/factory_skills.md)
+  skills_numbers.py  the same over nat and Z: residues by rewriting and case splits, computed
+                   witnesses, witnesses by induction
   multistep.py     statements no single decision procedure closes: functional equations
                    instantiated at points, recurrences unrolled, Nat.iter closed forms by
                    induction, absolute values by cases, existentials by a witness
@@ -21,11 +26,11 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
 
 from __future__ import annotations
 
-from lean_interface.problems.factory import algebra, inequalities, multistep, numbers, sums
+from lean_interface.problems.factory import algebra, inequalities, multistep, numbers, skills, sums
 from lean_interface.problems.factory.family import Family
 
 FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES,
-                               *multistep.FAMILIES)
+                               *skills.FAMILIES, *multistep.FAMILIES)
 
 
 def family_named(name: str) -> Family:
