@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, replace
 
 from lean_interface.api import Theorem
-from lean_interface.coq.sentences import SentenceError, split_sentences, string_end, strip_comments
+from lean_interface.coq.text import SentenceError, split_sentences, string_end, strip_comments
 
 #: The declaration keywords a statement may start with (all mean the same to Coq).
 KEYWORDS: tuple[str, ...] = ("Theorem", "Lemma", "Example", "Fact", "Corollary", "Proposition", "Remark")

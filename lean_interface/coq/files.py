@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from lean_interface.api import EnvError, Theorem
-from lean_interface.coq.sentences import SentenceError, split_sentences, strip_comments
+from lean_interface.coq.text import SentenceError, split_sentences, strip_comments
 
 DEFAULT_HEADER = "Require Import Arith Lia."
 _DECLARATION = re.compile(
