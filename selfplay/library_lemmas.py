@@ -14,7 +14,7 @@ that have not (yet) declared a context. Skipped: every lemma inside a `Module` /
 section after a `Variable` / `Hypothesis` / `Context` / `Let` / `Parameter` / `Implicit Type` /
 `Include` (until its `End`), after a top-level `Axiom` / `Parameter` / `Variable` / `Hypothesis` /
 `Context` / `Include` (the rest of the file: the lemma might need it), statements
-`selfplay.negation.parse_declaration` refuses (attributes are dropped; bodies, mutual `with`), and
+`lean_interface.coq.declaration.parse_declaration` refuses (attributes are dropped; bodies, mutual `with`), and
 statements that use a name or a notation symbol the file itself defined before them (`definitions`:
 definitions, constructors, fields, assumed names, earlier lemmas, `Notation`/`Infix` symbols and
 keywords; over-approximated on purpose). Without the file such a statement either fails to
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from lean_interface.coq.declaration import parse_declaration
 from lean_interface.coq.text import SentenceError, split_sentences, strip_comments, strip_strings, top_level_contains
 from lean_interface.problems.libraries import COQ_LIB, DEFAULT_ROOTS
-from selfplay.negation import parse_declaration
 
 #: short names for the library roots of `lean_interface.problems.libraries`
 ALIASES: dict[str, str] = dict(zip(("stdlib", "coquelicot", "flocq", "coqprime", "bignums"), DEFAULT_ROOTS))

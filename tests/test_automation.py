@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from lean_interface.coq.declaration import leading_binders
 from lean_interface.coq.guard import normalise_tactic
 from search.automation import FAMILIES, family_of, family_tactics, square_hints
 from search.fixed_evaluator import FixedTacticEvaluator
-from search.goal_facts import goal_facts, leading_binders
+from search.goal_facts import goal_facts
 
 AIME = ("⊢ forall x y z w : R, x ^ 2 / (2 ^ 2 - 1) + y ^ 4 = 1 -> x ^ 2 + y ^ 2 = 36")
 CONTEXT = "a, b : R\nh0 : 0 < a /\\ 0 < b\nh1 : a = 1 \\/ b = 2\n⊢ Rabs (a - b) <= 2"

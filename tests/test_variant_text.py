@@ -12,8 +12,8 @@ from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult
 from ttrl import generators as G
 from ttrl import variants as V
 from ttrl.statement import (Binder, Statement, bound_names, comparison, conjuncts, iff_sides, numeral_spans,
-                            parenthesise, parse_declaration, parse_goal_text, parse_theorem_statements, similarity,
-                            substitute, unwrap)
+                            parenthesise, parse_goal_text, parse_theorem_statements, similarity, substitute, unwrap)
+from ttrl.statement import declaration_parts as parse_declaration
 
 TARGET = Theorem("t", "Require Import Reals.\nOpen Scope R_scope.", "Theorem t : forall a b : R, a * b <= 1.")
 

@@ -5,8 +5,8 @@ intros, and which hypotheses are propositions) and uses this module to take that
 and put variants back together. The text handled here is what coqtop prints (`Goal.text`: one
 hypothesis per line, `⊢ conclusion` last; operators spaced, notations used), so the rules only need
 to be right for Coq's own printing; every statement built from them is elaborated by Coq before
-it is used. Tokens, their bracket depth, matching brackets and sentence ends come from the one
-scanner of Coq text, `lean_interface.coq.text`.
+it is used. Tokens, their bracket depth and matching brackets come from the one scanner of Coq text,
+`lean_interface.coq.text`; a declaration sentence is read by `lean_interface.coq.declaration`.
 
 Also: finding `Theorem name … .` declarations in free text (a language model's reply).
 
@@ -24,8 +24,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from lean_interface.coq.text import (CLOSE, OPEN, SentenceError, Token, matching_close, sentence_end, strip_comments,
-                                     tokens, top_level)
+from lean_interface.coq.declaration import DECLARATION_HEAD, DeclarationError, parse_declaration
+from lean_interface.coq.text import SentenceError, Token, matching_close, sentence_end, strip_comments, tokens, top_level
 
 _IDENT = re.compile(r"[^\W\d][\w']*")
 _NUMERAL = re.compile(r"-?\d+(?:%[A-Za-z_]\w*)?")
@@ -354,9 +354,17 @@ def join_statement(entries: Sequence[tuple[Sequence[str], str, str | None]], con
     return Statement(tuple(binders), conclusion)
 
 
-# ---- declarations in free text (a language model's reply) ------------------------------------
+# ---- declarations --------------------------------------------------------------------------------
 
-_DECLARATION = re.compile(r"\b(?:Theorem|Lemma|Example|Fact|Corollary|Proposition|Remark)\s+[^\W\d][\w']*")
+def declaration_parts(statement: str) -> tuple[str, str] | None:
+    """(binders, type) of one declaration sentence `Theorem name BINDERS : TYPE.` as
+    `lean_interface.coq.declaration.parse_declaration` reads it; None where it refuses the text (a
+    target's or a model's statement ttrl cannot read is left out, not guessed at)."""
+    try:
+        declaration = parse_declaration(statement)
+    except DeclarationError:
+        return None
+    return declaration.binders, declaration.type
 
 
 def parse_theorem_statements(reply: str) -> list[str]:
@@ -367,7 +375,7 @@ def parse_theorem_statements(reply: str) -> list[str]:
     except SentenceError:
         text = reply
     out = []
-    for match in _DECLARATION.finditer(text):
+    for match in DECLARATION_HEAD.finditer(text):
         try:
             end = sentence_end(text, match.start())
         except SentenceError:
@@ -375,20 +383,3 @@ def parse_theorem_statements(reply: str) -> list[str]:
         if end is not None:
             out.append(normalise(text[match.start():end + 1]))
     return out
-
-
-def parse_declaration(statement: str) -> tuple[str, str] | None:
-    """(binders, type) of `Theorem name BINDERS : TYPE.`, split at the first top-level `:`."""
-    match = _DECLARATION.match(statement.strip())
-    if not match:
-        return None
-    rest = statement.strip()[match.end():].rstrip()
-    rest = rest[:-1] if rest.endswith(".") else rest
-    for token in tokens(rest):
-        if token.depth == 0 and token.text == ":":
-            binders, type_ = rest[:token.start].strip(), rest[token.end:].strip()
-            return (binders, type_) if type_ else None
-        outside = token.depth == 0 and token.text not in OPEN and token.text not in CLOSE
-        if outside and not _IDENT.fullmatch(token.text):
-            return None                                  # not a binder: the first ':' is not the separator
-    return None

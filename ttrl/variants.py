@@ -33,12 +33,13 @@ import urllib.request
 from typing import Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
+from lean_interface.coq.declaration import closed
 from lean_interface.coq.env import given_or_new
 from ttrl.analysis import INTRO_TACTIC, PROP_CHECK, analyse, faithful_statement, intro_goal, target_reference
 from ttrl.generators import (CHECK_NAME, DEFAULT_VALUES, GENERATORS, MAX_GENERALISED_NUMERALS, NUMERIC_SCOPES,
                              Variant, change_inequality, drop_hypothesis, fix_variable, generalise,
                              instantiation_bridges, make_variant, specialise, split_conclusion, split_hypotheses)
-from ttrl.statement import join_statement, parse_declaration, parse_goal_text, parse_theorem_statements
+from ttrl.statement import declaration_parts, join_statement, parse_goal_text, parse_theorem_statements
 from ttrl.vetting import KIND_ORDER, Counts, elaborates, select, statement_safe, target_keys, vacuous
 
 log = logging.getLogger(__name__)
@@ -181,12 +182,9 @@ def _llm_candidates(target: Theorem, endpoint: str | None, model: str, n: int, r
         return []
     out = []
     for statement in parse_theorem_statements(reply)[: 4 * n]:
-        declaration = parse_declaration(statement)
-        if declaration is None:
-            continue
-        binders, type_ = declaration
-        proposition = f"forall {binders}, {type_}" if binders else type_
-        out.append(make_variant(target, proposition, "llm", f"language model ({model})", reference))
+        parts = declaration_parts(statement)
+        if parts is not None:
+            out.append(make_variant(target, closed(*parts), "llm", f"language model ({model})", reference))
     return out
 
 
