@@ -8,8 +8,6 @@ to be right for Coq's own printing; every statement built from them is elaborate
 it is used. Tokens, their bracket depth and matching brackets come from the one scanner of Coq text,
 `lean_interface.coq.text`; a declaration sentence is read by `lean_interface.coq.declaration`.
 
-Also: finding `Theorem name … .` declarations in free text (a language model's reply).
-
 Coq precedences the splitting relies on (Coq.Init.Notations): `~` 75, `/\\` 80 (right), `\\/` 85
 (right), `<->` 95, `->` 99 (right); `=`, `<`, `<=`, `>`, `>=`, `<>` are at 70, and the chained
 forms `a <= b <= c`, `a < b < c`, `a <= b < c`, `a < b <= c` exist in nat, Z, N, Q and R scopes.
@@ -24,8 +22,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from lean_interface.coq.declaration import DECLARATION_HEAD, DeclarationError, parse_declaration
-from lean_interface.coq.text import SentenceError, Token, matching_close, sentence_end, strip_comments, tokens, top_level
+from lean_interface.coq.declaration import DeclarationError, parse_declaration
+from lean_interface.coq.text import Token, matching_close, tokens, top_level
 
 _IDENT = re.compile(r"[^\W\d][\w']*")
 _NUMERAL = re.compile(r"-?\d+(?:%[A-Za-z_]\w*)?")
@@ -365,21 +363,3 @@ def declaration_parts(statement: str) -> tuple[str, str] | None:
     except DeclarationError:
         return None
     return declaration.binders, declaration.type
-
-
-def parse_theorem_statements(reply: str) -> list[str]:
-    """Every `Theorem name … .` declaration sentence in a model's reply, in order (code fences and
-    prose around them ignored; comments removed; each ends where Coq would end its sentence)."""
-    try:
-        text = strip_comments(reply)
-    except SentenceError:
-        text = reply
-    out = []
-    for match in DECLARATION_HEAD.finditer(text):
-        try:
-            end = sentence_end(text, match.start())
-        except SentenceError:
-            continue
-        if end is not None:
-            out.append(normalise(text[match.start():end + 1]))
-    return out
