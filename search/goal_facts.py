@@ -26,8 +26,10 @@ _IDENT = r"[A-Za-z_][\w']*"
 _NAME = re.compile(r"^[A-Za-z_][\w'.]*$")
 _POWER = re.compile(rf"\b({_IDENT})\s*\^\s*(\d+)\b")
 #: a universally quantified equation whose left side applies a name: `forall x, f x = …` (a
-#: function given by its values), as a hypothesis or a premise of the target
-_FUNCTION_EQUATION = re.compile(rf"(?:\(|^{_IDENT}\s*:\s*)forall\s[^,]+,\s*{_IDENT}(\s+[^=<>,]+)+=", re.MULTILINE)
+#: function given by its values), as a hypothesis or a premise of the target. The arguments are
+#: `\s[^=<>,]+`, not `(\s+[^=<>,]+)+` (the same strings): the nested repetition backtracked
+#: exponentially on long hypotheses without an `=`, for minutes per goal
+_FUNCTION_EQUATION = re.compile(rf"(?:\(|^{_IDENT}\s*:\s*)forall\s[^,]+,\s*{_IDENT}\s[^=<>,]+=", re.MULTILINE)
 
 @dataclass(frozen=True)
 class GoalFacts:
