@@ -4,8 +4,9 @@ The automation families (`search.automation`) build concrete tactics from these 
 terms over the goal's own real variables, real or integer finishers by the goal's types,
 rewriting only where a hypothesis gives a function by its values. Everything is read
 from the canonical goal text the env prints (`h : T` / `a, b : T` lines, then `⊢ target`); the
-target's leading `forall` binders count as variables too, since the tactics begin with `intros`,
-which introduces them under their printed names.
+target's leading `forall` binders (`lean_interface.coq.declaration.leading_binders`) count as
+variables too, since the tactics begin with `intros`, which introduces them under their printed
+names.
 
 Pure text, no Coq: a fact read wrongly only yields a tactic that fails in the prover.
 """
@@ -15,19 +16,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lean_interface.coq.declaration import leading_binders
 
 #: real functions: their presence makes a goal a real-arithmetic one
 TRANSCENDENTAL = ("sqrt", "ln", "exp", "sin", "cos", "tan", "atan", "PI", "Rpower", "powerRZ", "Rsqr")
 _TRANSCENDENTAL = re.compile(r"\b(" + "|".join(TRANSCENDENTAL) + r")\b")
 _IDENT = r"[A-Za-z_][\w']*"
+#: the names facts are read for, hypotheses and leading binders alike: a tactic will write them
 _NAME = re.compile(r"^[A-Za-z_][\w'.]*$")
-#: one binder group of a leading `forall`: `(x y : R)` or (alone) `x y : R`
-_GROUP = re.compile(rf"\(\s*((?:{_IDENT}\s+)*{_IDENT})\s*:\s*([^()]+?)\s*\)")
-_BARE = re.compile(rf"^((?:{_IDENT}\s+)*{_IDENT})\s*:\s*(.+)$")
 _POWER = re.compile(rf"\b({_IDENT})\s*\^\s*(\d+)\b")
 #: a universally quantified equation whose left side applies a name: `forall x, f x = …` (a
-#: function given by its values), as a hypothesis or a premise of the target
-_FUNCTION_EQUATION = re.compile(rf"(?:\(|^{_IDENT}\s*:\s*)forall\s[^,]+,\s*{_IDENT}(\s+[^=<>,]+)+=", re.MULTILINE)
+#: function given by its values), as a hypothesis or a premise of the target. The arguments are
+#: `\s[^=<>,]+`, not `(\s+[^=<>,]+)+` (the same strings): the nested repetition backtracked
+#: exponentially on long hypotheses without an `=`, for minutes per goal
+_FUNCTION_EQUATION = re.compile(rf"(?:\(|^{_IDENT}\s*:\s*)forall\s[^,]+,\s*{_IDENT}\s[^=<>,]+=", re.MULTILINE)
 
 @dataclass(frozen=True)
 class GoalFacts:
@@ -69,47 +71,12 @@ def hypotheses(goal_text: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-def leading_binders(target: str) -> list[tuple[str, str]]:
-    """(name, type) for the binders of the target's leading `forall` (or `∀`) chain."""
-    found: list[tuple[str, str]] = []
-    rest = target.strip()
-    while True:
-        match = re.match(r"^(?:forall|∀)\s+", rest)
-        if not match:
-            return found
-        body, comma, rest = _split_binders(rest[match.end():])
-        if not comma:
-            return found
-        groups = _GROUP.findall(body)
-        if groups:
-            pairs = groups
-        else:
-            bare = _BARE.match(body.strip())
-            pairs = [(bare.group(1), bare.group(2))] if bare else []
-        for names, type_text in pairs:
-            found += [(name, type_text.strip()) for name in names.split()]
-        rest = rest.strip()
-
-
-def _split_binders(text: str) -> tuple[str, bool, str]:
-    """Split `binders, body` at the first comma outside parentheses."""
-    depth = 0
-    for index, char in enumerate(text):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "," and depth == 0:
-            return text[:index], True, text[index + 1:]
-    return text, False, ""
-
-
 def goal_facts(goal_text: str) -> GoalFacts:
     """Read the arithmetic facts of a canonical goal text."""
     lines = goal_text.splitlines()
     target = next((line[1:].strip() for line in lines if line.startswith("⊢")), goal_text.strip())
     context = hypotheses(goal_text)
-    typed = [*context, *leading_binders(target)]
+    typed = [*context, *((name, type_) for name, type_ in leading_binders(target) if _NAME.match(name))]
     reals = tuple(dict.fromkeys(name for name, type_text in typed if type_text == "R"))
     powers = tuple(dict.fromkeys((name, int(exp)) for name, exp in _POWER.findall(goal_text)
                                  if name in reals and int(exp) >= 4 and int(exp) % 2 == 0))

@@ -14,7 +14,7 @@ that have not (yet) declared a context. Skipped: every lemma inside a `Module` /
 section after a `Variable` / `Hypothesis` / `Context` / `Let` / `Parameter` / `Implicit Type` /
 `Include` (until its `End`), after a top-level `Axiom` / `Parameter` / `Variable` / `Hypothesis` /
 `Context` / `Include` (the rest of the file: the lemma might need it), statements
-`selfplay.negation.parse_declaration` refuses (attributes are dropped; bodies, mutual `with`), and
+`lean_interface.coq.declaration.parse_declaration` refuses (attributes are dropped; bodies, mutual `with`), and
 statements that use a name or a notation symbol the file itself defined before them (`definitions`:
 definitions, constructors, fields, assumed names, earlier lemmas, `Notation`/`Infix` symbols and
 keywords; over-approximated on purpose). Without the file such a statement either fails to
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from lean_interface.coq.sentences import SentenceError, split_sentences, strip_comments
+from lean_interface.coq.declaration import parse_declaration
+from lean_interface.coq.text import SentenceError, split_sentences, strip_comments, strip_strings, top_level_contains
 from lean_interface.problems.libraries import COQ_LIB, DEFAULT_ROOTS
-from selfplay.negation import parse_declaration
 
 #: short names for the library roots of `lean_interface.problems.libraries`
 ALIASES: dict[str, str] = dict(zip(("stdlib", "coquelicot", "flocq", "coqprime", "bignums"), DEFAULT_ROOTS))
@@ -112,20 +112,11 @@ def _module_opens_block(text: str) -> bool:
     and `Declare Module X : T.` are one sentence."""
     if text.startswith("Declare"):
         return False
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(":=", i):
-            return False
-    return True
+    return not top_level_contains(text, ":=")
 
 
 _IDENT_RE = re.compile(r"[^\W\d][\w']*")
 _SYMBOLS_RE = re.compile(r"[!#$&*+\-/<=>?@\\^|~;,]+")
-_STRING_RE = re.compile(r'"(?:[^"]|"")*"')
 _NAMED = re.compile(r"^(?:Program\s+)?(?:Definition|Fixpoint|CoFixpoint|Inductive|CoInductive|Variant|Record|Structure"
                     r"|Class|Instance|Let|Function|Example|Canonical(?:\s+Structure)?|Theorem|Lemma|Fact|Remark"
                     r"|Corollary|Proposition)\s+([^\W\d][\w']*)")
@@ -175,7 +166,7 @@ def definitions(bare: str) -> tuple[set[str], set[str]]:
 
 def mentions(statement_body: str, idents: set[str], symbols: set[str]) -> bool:
     """Whether a statement's text (binders and type) uses any of these identifiers or symbols."""
-    text = _STRING_RE.sub(" ", statement_body)
+    text = strip_strings(statement_body)
     return bool(idents.intersection(_IDENT_RE.findall(text)) or symbols.intersection(_SYMBOLS_RE.findall(text)))
 
 

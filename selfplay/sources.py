@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Iterable, Protocol, Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
+from lean_interface.coq.declaration import parse_declaration
 from lean_interface.coq.env import given_or_new
 from lean_interface.problems.benchmarks import Problem, held_out_problem_of, load_benchmark
 from lean_interface.problems.factory.build import read_items
@@ -61,7 +62,6 @@ from selfplay.library_checks import (CHECK_NAME, MIN_ROUND, StdlibStats, require
                                      spread_order, stdlib_source)
 from selfplay.library_lemmas import (ALIASES, LEMMA_KEYWORDS, Candidate, LibraryLemma, definitions, is_require,
                                      library_candidates, library_lemmas, mentions)
-from selfplay.negation import parse_declaration
 from selfplay.source_cache import (CACHE_FORMAT, PartialFile, cache_path, env_fingerprint, lookup, problem_from_dict,
                                    problem_to_dict, read_cache, theorem_from_dict, theorem_to_dict, write_cache)
 from selfplay.source_spec import DEFAULT_STDLIB_LIMIT, DEFAULT_VARIANTS_PER_PROBLEM, SourceSpec, parse_spec

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from lean_interface.coq.declaration import leading_binders
 from lean_interface.coq.guard import normalise_tactic
 from search.automation import FAMILIES, family_of, family_tactics, square_hints
 from search.fixed_evaluator import FixedTacticEvaluator
-from search.goal_facts import goal_facts, leading_binders
+from search.goal_facts import goal_facts
 
 AIME = ("⊢ forall x y z w : R, x ^ 2 / (2 ^ 2 - 1) + y ^ 4 = 1 -> x ^ 2 + y ^ 2 = 36")
 CONTEXT = "a, b : R\nh0 : 0 < a /\\ 0 < b\nh1 : a = 1 \\/ b = 2\n⊢ Rabs (a - b) <= 2"
@@ -55,6 +58,16 @@ def test_function_equations_get_the_rewrite_family() -> None:
     assert not goal_facts(remainder).function_equations  # the statement's own forall is not a function's values
     conditional = "x : R\nh0 : forall x : R, x < 0 -> f x = 1\n⊢ f (-1) = 1"
     assert not goal_facts(conditional).function_equations  # rewriting it would leave side goals
+
+
+def test_function_equation_check_is_fast_on_long_hypotheses_without_an_equation() -> None:
+    # the end of an FMapAVL goal (data/extracted): the old pattern's nested repetition backtracked on it
+    # for minutes, past the `forall`, across lines without an `=`
+    long = ("l : L.t elt\nH : forall e : enumeration elt, IfEq (cont e) l (flatten_e e)\n"
+            "⊢ IfEq (equal_cont cmp (Node l1 x1 d1 r1 h1) cont e2) (elements (Node l1 x1 d1 r1 h1) ++ l) (flatten_e e2)")
+    started = time.monotonic()
+    assert not goal_facts(long).function_equations
+    assert time.monotonic() - started < 1.0
 
 
 def test_case_splits_follow_rabs_and_disjunctions() -> None:

@@ -10,7 +10,7 @@ from lean_interface.api import EnvError
 from lean_interface.coq.files import theorem_from_file, theorem_from_proposition, theorem_from_text
 from lean_interface.coq.goals import hypothesis_names, parse_goals, parse_show
 from lean_interface.coq.guard import TacticRefused, check_script, normalise_tactic
-from lean_interface.coq.sentences import SentenceError, sentence_texts
+from lean_interface.coq.text import SentenceError, sentence_texts
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "minif2f-rocq" / "valid"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lean_interface.coq.sentences import split_sentences
+from lean_interface.coq.text import split_sentences
 from lean_interface.problems.benchmarks import load_benchmark
 from lean_interface.problems.factory import FAMILIES, family_named
 from lean_interface.problems.factory import build as B

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from lean_interface.api import Theorem
-from selfplay.negation import Declaration, negate, negated_statement, parse_declaration
+from lean_interface.coq.declaration import Declaration, parse_declaration
+from selfplay.negation import negate, negated_statement
 
 
 def coq(statement: str, name: str = "t", header: str = "Require Import Reals.") -> Theorem:

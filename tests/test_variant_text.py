@@ -10,10 +10,12 @@ import pytest
 
 from lean_interface.api import EnvError, Goal, ProofEnv, ProofStep, TacticResult, Theorem, Verdict
 from ttrl import generators as G
+from ttrl import llm_variants as L
 from ttrl import variants as V
+from ttrl.llm_variants import parse_theorem_statements
 from ttrl.statement import (Binder, Statement, bound_names, comparison, conjuncts, iff_sides, numeral_spans,
-                            parenthesise, parse_declaration, parse_goal_text, parse_theorem_statements, similarity,
-                            substitute, unwrap)
+                            parenthesise, parse_goal_text, similarity, substitute, unwrap)
+from ttrl.statement import declaration_parts as parse_declaration
 
 TARGET = Theorem("t", "Require Import Reals.\nOpen Scope R_scope.", "Theorem t : forall a b : R, a * b <= 1.")
 
@@ -268,8 +270,8 @@ def test_llm_request_and_reply_parsing_without_network(monkeypatch: pytest.Monke
         sent["url"], sent["body"] = request.full_url, json.loads(request.data)
         return io.BytesIO(json.dumps({"choices": [{"message": {"content": REPLY}}]}).encode())
 
-    monkeypatch.setattr(V.urllib.request, "urlopen", fake_urlopen)
-    out = V._llm_candidates(TARGET, "http://model.invalid/", "tiny", 3, "a * b <= 1")
+    monkeypatch.setattr(L.urllib.request, "urlopen", fake_urlopen)
+    out = L.llm_candidates(TARGET, "http://model.invalid/", "tiny", 3, "a * b <= 1")
     assert sent["url"] == "http://model.invalid/v1/chat/completions" and sent["body"]["model"] == "tiny"
     assert [v.proposition for v in out] == ["forall a b : R, a ^ 2 + b ^ 2 = 2 -> a * b < 1",
                                             "forall (a : R) (h : 0 <= a), a * a >= 0",
@@ -277,10 +279,10 @@ def test_llm_request_and_reply_parsing_without_network(monkeypatch: pytest.Monke
     assert all(v.kind == "llm" for v in out)
 
     def failing(request, timeout):  # noqa: ANN001
-        raise V.urllib.error.URLError("unreachable")
+        raise L.urllib.error.URLError("unreachable")
 
-    monkeypatch.setattr(V.urllib.request, "urlopen", failing)
-    assert V._llm_candidates(TARGET, "http://model.invalid", "tiny", 3, "") == []
+    monkeypatch.setattr(L.urllib.request, "urlopen", failing)
+    assert L.llm_candidates(TARGET, "http://model.invalid", "tiny", 3, "") == []
 
 
 # ---- bridges: instances of a quantified hypothesis ---------------------------------------------------

@@ -14,8 +14,9 @@ from __future__ import annotations
 import logging
 
 from lean_interface.api import EnvError, Goal, ProofEnv, Theorem
+from lean_interface.coq.declaration import closed
 from ttrl.candidate import CHECK_NAME
-from ttrl.statement import Statement, join_statement, parse_declaration, parse_goal_text
+from ttrl.statement import Statement, declaration_parts, join_statement, parse_goal_text
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +79,8 @@ def target_reference(target: Theorem, statement: Statement | None) -> str:
     """The target's proposition as rendered (or as written, when it could not be analysed)."""
     if statement is not None:
         return statement.render()
-    declaration = parse_declaration(target.statement)
-    if declaration is None:
-        return target.statement
-    binders, type_ = declaration
-    return f"forall {binders}, {type_}" if binders else type_
+    parts = declaration_parts(target.statement)
+    return target.statement if parts is None else closed(*parts)
 
 
 __all__ = ["INTRO_TACTIC", "PROP_CHECK", "analyse", "faithful_statement", "intro_goal", "target_reference"]

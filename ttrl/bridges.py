@@ -9,11 +9,11 @@ proves the target (docs/ARCHITECTURE.md §Test-time RL).
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
+from lean_interface.coq.declaration import forall_binders
 from ttrl.numeral_variants import NUMERIC_SCOPES
-from ttrl.statement import Statement, identifiers, numeral_spans, tokens
+from ttrl.statement import Statement, numeral_spans
 
 #: instances of one universally quantified hypothesis `instantiate` adds at most (all at once)
 MAX_INSTANCES = 12
@@ -21,28 +21,6 @@ MAX_INSTANCES = 12
 MAX_INSTANCE_VALUE = 30
 #: single-instance bridges per hypothesis
 MAX_SINGLE_INSTANCES = 6
-_BINDER_GROUP = re.compile(r"\(([^()]*?) : ([^()]+)\)")
-
-
-def forall_binders(text: str) -> tuple[list[tuple[str, str]], str] | None:
-    """`forall (a b : T) (c : U), body` or `forall n m : nat, body` → ([(a, T), (b, T), (c, U)],
-    body); None when `text` is not a leading `forall` with typed binders."""
-    toks = tokens(text)
-    if not toks or toks[0].text != "forall":
-        return None
-    comma = next((t for t in toks[1:] if t.text == "," and t.depth == 0), None)
-    if comma is None:
-        return None
-    head, body = text[toks[0].end:comma.start].strip(), text[comma.end:].strip()
-    if head.startswith("("):
-        groups = _BINDER_GROUP.findall(head)
-        if _BINDER_GROUP.sub("", head).strip():
-            return None
-    else:
-        names, colon, type_ = head.partition(" : ")
-        groups = [(names, type_)] if colon else []
-    binders = [(name, type_.strip()) for names, type_ in groups for name in names.split()]
-    return (binders, body) if binders and all(identifiers(n) == {n} for n, _ in binders) else None
 
 
 def _statement_integers(statement: Statement) -> list[int]:
@@ -116,5 +94,5 @@ def instantiation_bridges(statement: Statement) -> list[tuple[str, str]]:
     return out
 
 
-__all__ = ["MAX_INSTANCES", "MAX_INSTANCE_VALUE", "MAX_SINGLE_INSTANCES", "forall_binders", "instance_values",
+__all__ = ["MAX_INSTANCES", "MAX_INSTANCE_VALUE", "MAX_SINGLE_INSTANCES", "instance_values",
            "instantiation_bridges"]

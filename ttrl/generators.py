@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Callable
 
 from lean_interface.api import Theorem
-from ttrl.bridges import MAX_INSTANCES, MAX_SINGLE_INSTANCES, forall_binders, instance_values, instantiation_bridges
+from lean_interface.coq.declaration import forall_binders
+from ttrl.bridges import MAX_INSTANCES, MAX_SINGLE_INSTANCES, instance_values, instantiation_bridges
 # `_proposition_of`, `_inequality_changes` and `MAX_SINGLE_INSTANCES` are read here by tests/test_variant_text.py
 from ttrl.candidate import CHECK_NAME, Variant, _proposition_of, make_variant
 from ttrl.inequality_variants import _inequality_changes, change_inequality

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Sequence
 
 from lean_interface.api import ProofStep
-from lean_interface.coq.sentences import SentenceError, split_sentences
+from lean_interface.coq.text import SentenceError, split_sentences
 from lean_interface.durable import write_atomic
 from search.evaluator import EvalRequest, Evaluation, Evaluator
 from search.outcome import Outcome

@@ -1,13 +1,12 @@
 """Coq statements as pieces: binders, hypotheses and a conclusion, and the text helpers over them.
 
-Also: finding `Theorem name … .` declarations in free text (a language model's reply).
-
 Pure text, no Coq: `ttrl.variants` asks Coq for the structure of a statement (the goal after
 intros, and which hypotheses are propositions) and uses this module to take that structure apart
 and put variants back together. The text handled here is what coqtop prints (`Goal.text`: one
 hypothesis per line, `⊢ conclusion` last; operators spaced, notations used), so the rules only need
 to be right for Coq's own printing; every statement built from them is elaborated by Coq before
-it is used.
+it is used. Tokens, their bracket depth and matching brackets come from the one scanner of Coq text,
+`lean_interface.coq.text`; a declaration sentence is read by `lean_interface.coq.declaration`.
 
 Coq precedences the splitting relies on (Coq.Init.Notations): `~` 75, `/\\` 80 (right), `\\/` 85
 (right), `<->` 95, `->` 99 (right); `=`, `<`, `<=`, `>`, `>=`, `<>` are at 70, and the chained
@@ -23,15 +22,12 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from lean_interface.coq.sentences import SentenceError, strip_comments
+from lean_interface.coq.declaration import DeclarationError, parse_declaration
+from lean_interface.coq.text import Token, matching_close, tokens, top_level
 
-#: identifiers (qualified names kept whole), numerals, runs of operator symbols, any other char
-_TOKEN = re.compile(r"[^\W\d][\w']*(?:\.[^\W\d][\w']*)*|\d+(?:\.\d+)?|[!#$%&*+\-/<=>?@\\^|~:.;]+|\S")
 _IDENT = re.compile(r"[^\W\d][\w']*")
 _NUMERAL = re.compile(r"-?\d+(?:%[A-Za-z_]\w*)?")
 _HYP_LINE = re.compile(r"^([^\s:,]+(?:, [^\s:,]+)*) (:=|:) (.*)$")
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-_CLOSE = {")", "]", "}"}
 
 #: tokens that open a binder or a construct extending to the right: nothing after them is top-level
 BINDER_KEYWORDS = frozenset({"forall", "exists", "exists2", "fun", "let", "if", "match", "λ", "∀", "∃", "∃!"})
@@ -44,28 +40,6 @@ LOGICAL = frozenset({"/\\", "\\/", "<->", "->", "~"})
 _LAYOUT = frozenset({"(", ")", ","})
 
 
-@dataclass(frozen=True)
-class Token:
-    text: str
-    start: int
-    end: int
-    depth: int
-
-
-def tokens(text: str) -> list[Token]:
-    """The tokens of `text` with their bracket depth (brackets themselves at the outer depth)."""
-    out: list[Token] = []
-    depth = 0
-    for match in _TOKEN.finditer(text):
-        token = match.group(0)
-        if token in _CLOSE:
-            depth = max(0, depth - 1)
-        out.append(Token(token, match.start(), match.end(), depth))
-        if token in _OPEN:
-            depth += 1
-    return out
-
-
 def token_texts(text: str) -> list[str]:
     return [t.text for t in tokens(text)]
 
@@ -74,25 +48,12 @@ def identifiers(text: str) -> set[str]:
     return {t for t in token_texts(text) if _IDENT.fullmatch(t)}
 
 
-def _matching_close(text: str, start: int) -> int:
-    """Index of the bracket closing the one at `start`, or -1."""
-    depth = 0
-    for token in tokens(text[start:]):
-        if token.text in _OPEN:
-            depth += 1
-        elif token.text in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return start + token.start
-    return -1
-
-
 def unwrap(text: str) -> tuple[str, str]:
     """`(inner)%scope` or `(inner)` → (inner, "%scope" or ""); anything else → (text, "")."""
     text = text.strip()
     if not text.startswith("("):
         return text, ""
-    close = _matching_close(text, 0)
+    close = matching_close(text, 0)
     if close < 0:
         return text, ""
     rest = text[close + 1:]
@@ -106,21 +67,14 @@ def parenthesise(text: str) -> str:
     text = text.strip()
     if _IDENT.fullmatch(text) or re.fullmatch(r"\d+", text):
         return text
-    if text.startswith("(") and _matching_close(text, 0) == len(text) - 1:
+    if text.startswith("(") and matching_close(text, 0) == len(text) - 1:
         return text
     return f"({text})"
 
 
 def _top_level(text: str) -> list[Token]:
     """Depth-0 tokens before the first depth-0 binder keyword (operators after it are its body's)."""
-    out = []
-    for token in tokens(text):
-        if token.depth:
-            continue
-        if token.text in BINDER_KEYWORDS:
-            break
-        out.append(token)
-    return out
+    return top_level(text, BINDER_KEYWORDS)
 
 
 def split_at(text: str, operator: str) -> list[str]:
@@ -398,54 +352,14 @@ def join_statement(entries: Sequence[tuple[Sequence[str], str, str | None]], con
     return Statement(tuple(binders), conclusion)
 
 
-# ---- declarations in free text (a language model's reply) ------------------------------------
+# ---- declarations --------------------------------------------------------------------------------
 
-_DECLARATION = re.compile(r"\b(?:Theorem|Lemma|Example|Fact|Corollary|Proposition|Remark)\s+[^\W\d][\w']*")
-
-
-def parse_theorem_statements(reply: str) -> list[str]:
-    """Every `Theorem name … .` declaration sentence in a model's reply, in order (code fences and
-    prose around them ignored; comments removed)."""
+def declaration_parts(statement: str) -> tuple[str, str] | None:
+    """(binders, type) of one declaration sentence `Theorem name BINDERS : TYPE.` as
+    `lean_interface.coq.declaration.parse_declaration` reads it; None where it refuses the text (a
+    target's or a model's statement ttrl cannot read is left out, not guessed at)."""
     try:
-        text = strip_comments(reply)
-    except SentenceError:
-        text = reply
-    out = []
-    for match in _DECLARATION.finditer(text):
-        end = _sentence_end(text, match.start())
-        if end is not None:
-            out.append(normalise(text[match.start():end + 1]))
-    return out
-
-
-def _sentence_end(text: str, start: int) -> int | None:
-    """Index of the `.` ending the sentence starting at `start` (outside brackets, before
-    whitespace or the end, not part of `..`), or None."""
-    depth = 0
-    for token in tokens(text[start:]):
-        if token.text in _OPEN:
-            depth += 1
-        elif token.text in _CLOSE:
-            depth -= 1
-        elif token.text == "." and depth == 0:
-            position = start + token.start
-            if position + 1 == len(text) or text[position + 1].isspace():
-                return position
-    return None
-
-
-def parse_declaration(statement: str) -> tuple[str, str] | None:
-    """(binders, type) of `Theorem name BINDERS : TYPE.`, split at the first top-level `:`."""
-    match = _DECLARATION.match(statement.strip())
-    if not match:
+        declaration = parse_declaration(statement)
+    except DeclarationError:
         return None
-    rest = statement.strip()[match.end():].rstrip()
-    rest = rest[:-1] if rest.endswith(".") else rest
-    for token in tokens(rest):
-        if token.depth == 0 and token.text == ":":
-            binders, type_ = rest[:token.start].strip(), rest[token.end:].strip()
-            return (binders, type_) if type_ else None
-        outside = token.depth == 0 and token.text not in _OPEN and token.text not in _CLOSE
-        if outside and not _IDENT.fullmatch(token.text):
-            return None                                  # not a binder: the first ':' is not the separator
-    return None
+    return declaration.binders, declaration.type

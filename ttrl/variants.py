@@ -14,7 +14,8 @@ This module runs them, and holds the sources of candidates that need Coq or a ne
   from_subgoals     open goals of a search tree closed into statements
   bridged_variants  the goal a bridge tactic (`instantiation_bridges`) takes the target to, closed
                     into a statement: its proof, after the bridge, proves the target
-  llm_variants      an OpenAI-compatible model asked for variants (off unless given an endpoint)
+  llm_variants      an OpenAI-compatible model asked for variants (off unless given an endpoint;
+                    the request and the reading of its reply are `ttrl.llm_variants`)
 
 `generate_variants` returns the best `max_variants` of the structural (and language-model)
 candidates, most similar to the target first, in a deterministic order. Variants may well be
@@ -25,11 +26,7 @@ prove them. The names of the modules above are re-exported here for callers of t
 from __future__ import annotations
 
 import dataclasses
-import json
-import logging
 import re
-import urllib.error
-import urllib.request
 from typing import Sequence
 
 from lean_interface.api import EnvError, ProofEnv, Theorem
@@ -38,10 +35,9 @@ from ttrl.analysis import INTRO_TACTIC, PROP_CHECK, analyse, faithful_statement,
 from ttrl.generators import (CHECK_NAME, DEFAULT_VALUES, GENERATORS, MAX_GENERALISED_NUMERALS, NUMERIC_SCOPES,
                              Variant, change_inequality, drop_hypothesis, fix_variable, generalise,
                              instantiation_bridges, make_variant, specialise, split_conclusion, split_hypotheses)
-from ttrl.statement import join_statement, parse_declaration, parse_goal_text, parse_theorem_statements
+from ttrl.llm_variants import llm_candidates
+from ttrl.statement import join_statement, parse_goal_text
 from ttrl.vetting import KIND_ORDER, Counts, elaborates, select, statement_safe, target_keys, vacuous
-
-log = logging.getLogger(__name__)
 
 
 def generate_variants(target: Theorem, max_variants: int = 64, env: ProofEnv | None = None, *,
@@ -64,7 +60,7 @@ def generate_variants(target: Theorem, max_variants: int = 64, env: ProofEnv | N
             for generator in GENERATORS:
                 candidates.extend(generator(target, statement))
         reference = target_reference(target, statement)
-        candidates.extend(_llm_candidates(target, llm_endpoint, llm_model, llm_n, reference))
+        candidates.extend(llm_candidates(target, llm_endpoint, llm_model, llm_n, reference))
         return select(target, candidates, coq, max_variants, f"{target.name}_v", reference,
                       target_keys(target, statement, coq), counts)
 
@@ -155,41 +151,6 @@ def bridged_variants(target: Theorem, env: ProofEnv | None = None, max_variants:
 
 # ---- language model (optional) ------------------------------------------------------------------
 
-LLM_PROMPT = (
-    "You help a theorem prover practise. Here is a Coq theorem:\n\n{header}\n\n{statement}\n\n"
-    "Write {n} different related Coq theorems that are easier, more special, more general, or parts "
-    "of it (they may be false). Use only what the header above provides. Give each as one line "
-    "`Theorem name : statement.` and no proofs."
-)
-
-
-def _llm_candidates(target: Theorem, endpoint: str | None, model: str, n: int, reference: str,
-                    timeout: float = 60.0) -> list[Variant]:
-    if endpoint is None:
-        return []
-    prompt = LLM_PROMPT.format(header=target.header.strip(), statement=target.statement.strip(), n=n)
-    body = json.dumps({"model": model, "messages": [{"role": "user", "content": prompt}],
-                       "temperature": 1.0}).encode()
-    request = urllib.request.Request(f"{endpoint.rstrip('/')}/v1/chat/completions", data=body,
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = json.loads(response.read().decode())
-        reply = "\n".join(choice["message"]["content"] for choice in data["choices"])
-    except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as error:
-        log.warning("language-model variants unavailable from %s: %s", endpoint, error)
-        return []
-    out = []
-    for statement in parse_theorem_statements(reply)[: 4 * n]:
-        declaration = parse_declaration(statement)
-        if declaration is None:
-            continue
-        binders, type_ = declaration
-        proposition = f"forall {binders}, {type_}" if binders else type_
-        out.append(make_variant(target, proposition, "llm", f"language model ({model})", reference))
-    return out
-
-
 def llm_variants(target: Theorem, endpoint: str | None = None, model: str = "", n: int = 8,
                  env: ProofEnv | None = None, timeout: float = 60.0, counts: Counts | None = None) -> list[Variant]:
     """Variants proposed by a model behind an OpenAI-compatible endpoint (`POST <endpoint>/v1/chat/
@@ -202,12 +163,12 @@ def llm_variants(target: Theorem, endpoint: str | None = None, model: str = "", 
     with given_or_new(env) as coq:
         statement = faithful_statement(target, coq)
         reference = target_reference(target, statement)
-        candidates = _llm_candidates(target, endpoint, model, n, reference, timeout)
+        candidates = llm_candidates(target, endpoint, model, n, reference, timeout)
         return select(target, candidates, coq, None, f"{target.name}_lm", reference,
                       target_keys(target, statement, coq), counts)
 
 
-__all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "INTRO_TACTIC", "KIND_ORDER", "LLM_PROMPT",
+__all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "INTRO_TACTIC", "KIND_ORDER",
            "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "PROP_CHECK", "Counts", "Variant", "analyse", "bridged_variants",
            "change_inequality", "drop_hypothesis", "elaborates", "faithful_statement", "fix_variable", "from_subgoals",
            "generalise", "generate_variants", "llm_variants", "make_variant", "select", "specialise",

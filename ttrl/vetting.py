@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from lean_interface.api import EnvError, Goal, ProofEnv, Theorem
-from lean_interface.coq.sentences import SentenceError, split_sentences
+from lean_interface.coq.text import SentenceError, split_sentences
 from ttrl.analysis import analyse
 from ttrl.candidate import Variant, make_variant
 from ttrl.statement import Statement, normalise, similarity

@@ -27,7 +27,7 @@ from lean_interface.coq.goals import ParsedGoal, parse_goals, parse_show
 from lean_interface.coq.guard import TacticRefused, canonical_tactic, normalise_tactic
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqDied, CoqProcess
-from lean_interface.coq.sentences import SentenceError, is_focus_sentence, split_sentences
+from lean_interface.coq.text import SentenceError, is_focus_sentence, split_sentences
 from lean_interface.coq.verify import verify_proof
 
 

@@ -11,13 +11,11 @@ import re
 from pathlib import Path
 
 from lean_interface.api import EnvError, Theorem
-from lean_interface.coq.sentences import SentenceError, split_sentences, strip_comments
+from lean_interface.coq.declaration import KEYWORDS
+from lean_interface.coq.text import SentenceError, split_sentences, strip_comments
 
 DEFAULT_HEADER = "Require Import Arith Lia."
-_DECLARATION = re.compile(
-    r"^\s*(?:#\[[^\]]*\]\s*)?(?:Local\s+|Global\s+)?(Theorem|Lemma|Example|Fact|Remark|Corollary|Proposition)"
-    r"\s+([\w']+)"
-)
+_DECLARATION = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)?(?:Local\s+|Global\s+)?(" + "|".join(KEYWORDS) + r")\s+([\w']+)")
 _IDENT = re.compile(r"^[A-Za-z_][\w']*$")
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from lean_interface.api import FORBIDDEN_WORDS
-from lean_interface.coq.sentences import SentenceError, is_focus_sentence, split_sentences
+from lean_interface.coq.text import SentenceError, is_focus_sentence, split_sentences
 
 #: Coq-specific words refused in tactics, beyond the shared list: they leave goals unproved
 #: (shelve), defer checking to Qed (`*_no_check`, fix/cofix guardedness), or run arbitrary commands.

@@ -21,7 +21,7 @@ from typing import Iterator
 from lean_interface.coq.goals import GoalsView, parse_goals
 from lean_interface.coq.guard import TacticRefused, normalise_tactic
 from lean_interface.coq.process import CoqDied, CoqProcess
-from lean_interface.coq.sentences import Sentence, is_focus_sentence, split_sentences, strip_comments
+from lean_interface.coq.text import Sentence, is_focus_sentence, split_sentences, strip_comments
 
 _ENDERS = ("Qed", "Defined", "Save", "Admitted", "Abort")
 _SELECTOR = re.compile(r"^(\d+)\s*:\s*(.*)$", re.DOTALL)

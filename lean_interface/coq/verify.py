@@ -30,6 +30,7 @@ from typing import Sequence
 
 from lean_interface.api import Theorem, Verdict
 from lean_interface.coq.axioms import ALLOWED_AXIOMS, SEALED_MODULE_FIELDS
+from lean_interface.coq.declaration import KEYWORDS
 from lean_interface.coq.guard import check_script
 from lean_interface.coq.kernel_check import LOGICAL_ROOT, MODULE, CheckerReport, CheckFailed, compile_and_check
 from lean_interface.coq.prelude import with_prelude
@@ -37,7 +38,7 @@ from lean_interface.coq.prelude import with_prelude
 PREDICATIVE = "Set is predicative"
 #: the fresh name the statement is elaborated under in the statement-check file
 EXPECTED_NAME = "alphaprover_expected_statement"
-_DECLARATION_KEYWORDS = r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Example)"
+_DECLARATION_KEYWORDS = "(?:" + "|".join(KEYWORDS) + ")"
 
 
 def proof_file(theorem: Theorem, script: str, prelude: str = "") -> str:

@@ -13,7 +13,7 @@ import pytest
 
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqProcess
-from lean_interface.coq.sentences import split_sentences
+from lean_interface.coq.text import split_sentences
 from lean_interface.problems.factory import FAMILIES, family_named, multistep
 from lean_interface.problems.factory import build as B
 from lean_interface.problems.factory.elaborate import CoqElaborator

@@ -17,7 +17,7 @@ import pytest
 from lean_interface.api import Theorem
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqProcess
-from lean_interface.coq.sentences import split_sentences
+from lean_interface.coq.text import split_sentences
 from lean_interface.problems.benchmarks import load_benchmark
 
 pytestmark = pytest.mark.integration

@@ -12,6 +12,7 @@ import pytest
 from lean_interface.api import EnvError, Theorem
 from lean_interface.coq import CoqEnv
 from lean_interface.problems.benchmarks import is_dev_problem, load_benchmark
+from ttrl import llm_variants as L
 from ttrl import variants as V
 from ttrl.statement import normalise
 
@@ -167,7 +168,7 @@ def test_language_model_statements_are_elaborated_and_deduplicated(env: CoqEnv, 
     def fake_urlopen(request, timeout):  # noqa: ANN001  (no network in tests)
         return io.BytesIO(json.dumps({"choices": [{"message": {"content": reply}}]}).encode())
 
-    monkeypatch.setattr(V.urllib.request, "urlopen", fake_urlopen)
+    monkeypatch.setattr(L.urllib.request, "urlopen", fake_urlopen)
     counts = V.Counts()
     variants = V.llm_variants(target, endpoint="http://model.invalid", model="m", n=4, env=env, counts=counts)
     assert (counts.candidates, counts.elaborated, counts.unique) == (4, 3, 2)

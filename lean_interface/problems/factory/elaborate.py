@@ -26,7 +26,7 @@ from typing import Protocol, Sequence
 from lean_interface.api import EnvError
 from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 from lean_interface.coq.process import CoqDied, CoqProcess
-from lean_interface.coq.sentences import SentenceError, split_sentences
+from lean_interface.coq.text import SentenceError, split_sentences
 
 log = logging.getLogger(__name__)
 
