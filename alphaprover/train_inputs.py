@@ -13,7 +13,7 @@ user's own name for it: a usage error that says how to build it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from alphaprover.config import UsageError
 from selfplay.episode import TrainingRecord
@@ -28,10 +28,38 @@ DEFAULT_EXTRACTED = Path("data/extracted/train.jsonl")
 LIBRARY_SOURCE = "library"
 
 
+def supervised_parts(spec: str) -> list[tuple[Path, int]]:
+    """(file, times) of each part of a `supervised_file` spec: comma-separated `file` or `file*N`
+    (N ≥ 1: the file's records count N times); a bad N is a usage error."""
+    parts: list[tuple[Path, int]] = []
+    for part in (part.strip() for part in spec.split(",")):
+        if not part:
+            continue
+        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
+        if not weight.strip().isdigit() or int(weight) < 1:
+            raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
+        parts.append((Path(path.strip()), int(weight)))
+    return parts
+
+
 def supervised_paths(spec: str) -> list[Path]:
-    """The files of a `supervised_file` spec (comma-separated, each `file` or `file*N`)."""
-    parts = (part.strip() for part in spec.split(","))
-    return [Path(part.rpartition("*")[0] if "*" in part else part).expanduser() for part in parts if part]
+    """The files of a `supervised_file` spec."""
+    return [path for path, _ in supervised_parts(spec)]
+
+
+def read_records(file: Path, source: str, keep: Callable[[str], bool] = lambda source_file: True
+                 ) -> list[TrainingRecord]:
+    """The (goal, tactic, steps) records of `file` as learner records of `source`, ssreflect
+    tactics dropped (they cannot run in plain-Coq problems), only those whose source file `keep`
+    accepts; a malformed file is a usage error."""
+    from networks.dataset import is_ssreflect_tactic, read_examples
+
+    try:
+        examples = read_examples(file)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return [TrainingRecord(e.goal, e.tactic, e.steps, source) for e in examples
+            if keep(e.source) and not is_ssreflect_tactic(e.tactic)]
 
 
 def ensure_factory(files: Sequence[Path]) -> None:
@@ -81,23 +109,17 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
     other sources), a malformed one a usage error."""
     if not path:
         return []
-    from networks.dataset import is_ssreflect_tactic, read_examples
-
     file = Path(path).expanduser()
     if not file.is_file():
         print(f"warning: {file} not found (run `alphaprover extract`); no library records in learner batches")
         return []
-    try:
-        examples = read_examples(file)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
     markers = tuple(f"/theories/{root.strip('/')}/" for root in roots)
-    records = [TrainingRecord(e.goal, e.tactic, e.steps, LIBRARY_SOURCE) for e in examples
-               if (not markers or any(marker in e.source for marker in markers)) and not is_ssreflect_tactic(e.tactic)]
+    records = read_records(file, LIBRARY_SOURCE,
+                           lambda source_file: not markers or any(marker in source_file for marker in markers))
     if not records:
         raise UsageError(f"library file {file}: no records under {', '.join(roots) or 'any root'}")
     return records
 
 
 __all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_SCRIPTS", "LIBRARY_SOURCE", "ensure_factory",
-           "ensure_inputs", "load_library", "supervised_paths"]
+           "ensure_inputs", "load_library", "read_records", "supervised_parts", "supervised_paths"]

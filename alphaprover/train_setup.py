@@ -15,6 +15,7 @@ from typing import Sequence
 from alphaprover.config import UsageError
 from alphaprover.runtime import (backend_language, build_env, build_settings, policy_decoding, sampling_temperatures,
                                  vocabulary_for)
+from alphaprover.train_inputs import read_records, supervised_parts
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
 from selfplay.episode import TrainingRecord
@@ -44,26 +45,13 @@ def load_supervised(paths: str) -> list[TrainingRecord]:
     scripts=…`'s demonstrations); `file*N` (N ≥ 1) counts a file's records N times, so a small
     file can weigh more in the mix than its size; a missing file is skipped with a one-line
     warning saying what makes it, a malformed one (or a bad weight) is a usage error."""
-    from networks.dataset import is_ssreflect_tactic, read_examples
-
     records: list[TrainingRecord] = []
-    for part in (part.strip() for part in paths.split(",")):
-        if not part:
-            continue
-        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
-        if not weight.strip().isdigit() or int(weight) < 1:
-            raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
-        file = Path(path.strip())
+    for file, times in supervised_parts(paths):
         if not file.is_file():
-            maker = "alphaprover factory reuse=true scripts=" + path if "script" in file.name else "alphaprover extract"
+            maker = f"alphaprover factory reuse=true scripts={file}" if "script" in file.name else "alphaprover extract"
             print(f"warning: {file} not found (run `{maker}`); not mixed into learner batches")
             continue
-        try:
-            examples = read_examples(file)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-        records += [TrainingRecord(e.goal, e.tactic, e.steps, "supervised") for e in examples
-                    if not is_ssreflect_tactic(e.tactic)] * int(weight)
+        records += read_records(file, "supervised") * times
     return records
 
 

@@ -24,6 +24,7 @@ resumable state. Drivers talk to the learner only through it, so the learner can
 
 from __future__ import annotations
 
+import abc
 import random
 import time
 from pathlib import Path
@@ -67,20 +68,21 @@ class InlineActors:
         self.actor.close()
 
 
-class Feed:
-    """What one driver loop tells `run_pool`; the defaults suit a loop without a learner."""
+class Feed(abc.ABC):
+    """What one driver loop tells `run_pool`: what to submit and what to do with an episode (the
+    two a loop must say); the other hooks' defaults suit a loop without a learner."""
 
     def submitting(self, in_flight: int) -> bool:
         """Whether attempts may still be submitted; False: wind down (wait for those in flight)."""
         return True
 
+    @abc.abstractmethod
     def next_attempt(self, in_flight: int) -> Attempt | None:
         """The attempt for an idle actor, or None when there is none to submit now."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def collect(self, attempt: Attempt, episode: Episode) -> None:
         """A finished attempt's episode."""
-        raise NotImplementedError
 
     def lost(self, attempt: Attempt) -> None:
         """An attempt whose actor died mid-search: nothing of it was stored."""

@@ -101,8 +101,7 @@ def base_problem_name(name: str) -> str:
 def minif2f_test_names() -> frozenset[str]:
     """Names of miniF2F's test split (the test rows of the bundled Lean file: the same problems
     as the Coq test split, which is not bundled). Never trained on, in any language."""
-    rows = read_jsonl(BUNDLED["minif2f-lean-test"][0], what="a miniF2F record")
-    return frozenset(row["name"] for row in rows if row.get("split") == "test")
+    return frozenset(problem.name for problem in load_benchmark("minif2f-lean-test"))
 
 
 def held_out_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
