@@ -11,9 +11,10 @@ its *heads* are its identifiers, the notations that stand for indexed functions 
 heads are read the same way from its printed statement, less the names it binds. Ranking, by
 relevance and then by how likely a rewrite or apply is to fit:
   1. tier 0: every head of the lemma is a head of the goal; tier 1: the lemma shares a function
-     with the goal but mentions something the goal does not; tier 2: a closed fact about a
-     literal (`sqrt 2 <> 0`) whose `f n` does not occur in the goal;
-  2. equations (rewritable) before other relations;
+     with the goal but mentions something the goal does not; tier 2: the lemma is about a literal
+     argument (`sqrt 2 <> 0`, `a ^ 0 = 1`, `a mod 1 = 0`) that the goal does not have;
+  2. equations (rewritable) before other relations — unless the goal's target is an order
+     relation (`<`, `<=`, `>`, `>=`), where `apply` wants a lemma that concludes one;
   3. fewer premises first; then the shorter statement, then the name.
 The top `top` lemmas become tactics (`tactics_for`): an equation gives `rewrite NAME.`,
 `rewrite <- NAME.` (not for a closed fact) and `apply NAME.`; any other lemma `apply NAME.`; a
@@ -29,7 +30,7 @@ from typing import Iterable, Sequence
 
 from lean_interface.coq.guard import canonical_tactic
 from lean_interface.coq.text import SentenceError, Token, tokens
-from search.lemma_index import IndexedLemma
+from search.lemma_index import IndexedLemma, arrow_parts, is_equation, relations, strip_foralls
 
 #: number types: a head like any other, implied by the functions of their kind
 TYPES: frozenset[str] = frozenset({"R", "Z", "nat"})
@@ -39,6 +40,7 @@ KEYWORDS: frozenset[str] = frozenset({"forall", "exists", "fun", "match", "with"
 #: operator notations that stand for indexed functions (`mod` and `x²` are words)
 NOTATIONS: frozenset[str] = frozenset({"^", "/"})
 _BINDERS = frozenset({"forall", "exists", "fun"})
+ORDER: frozenset[str] = frozenset({"<", "<=", ">", ">="})
 #: real functions: a goal with one of them is about R even when no `R` is printed (`sqrt 16 = 4`)
 REAL_FUNCTIONS: frozenset[str] = frozenset({"sqrt", "Rsqr", "²", "Rabs", "ln", "exp", "Rpower", "powerRZ", "sin",
                                              "cos", "tan", "PI", "INR", "IZR", "Rmin", "Rmax", "up", "Int_part",
@@ -95,9 +97,21 @@ def goal_heads(goal_text: str) -> frozenset[str]:
     return frozenset(heads | _implied_types(heads))
 
 
-def _applications(toks: Sequence[Token]) -> set[tuple[str, str]]:
-    """`f 2` pairs: an identifier applied to a numeral."""
-    return {(a.text, b.text) for a, b in zip(toks, toks[1:]) if a.kind == "word" and b.kind == "number"}
+def _applications(toks: Sequence[Token], bound: set[str] = frozenset()) -> set[tuple[str, str]]:
+    """`f 2`, `x ^ 2`, `a mod 4` as (function, numeral) pairs: a function or power applied to a literal."""
+    return {(a.text, b.text) for a, b in zip(toks, toks[1:])
+            if b.kind == "number" and ((a.kind == "word" and a.text not in bound) or a.text in NOTATIONS)}
+
+
+def target_prefers_equations(goal_text: str) -> bool:
+    """False when the goal's target (after its `forall`s and premises) is an order relation
+    (`<`, `<=`, `>`, `>=`) and not an equation: `apply` then wants a lemma concluding one."""
+    target = next((line[1:] for line in goal_text.splitlines() if line.startswith("⊢")), goal_text)
+    try:
+        found = relations(arrow_parts(strip_foralls(target.strip()))[-1])
+    except SentenceError:
+        return True
+    return not found & ORDER or is_equation(found)
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,7 @@ class LemmaFacts:
       lemma:        the indexed lemma.
       heads:        its identifiers, notation keys and types, less the names it binds.
       core:         its heads less the number types (what it is about).
-      applications: `f n` pairs of a closed fact (empty for a lemma with binders).
+      applications: (function, numeral) pairs it states something about: `sqrt 2`, `a ^ 0`, `a mod 1`.
     """
 
     lemma: IndexedLemma
@@ -123,20 +137,21 @@ def lemma_facts(lemma: IndexedLemma) -> LemmaFacts | None:
         toks = tokens(lemma.statement)
     except SentenceError:
         return None
-    words = set(_words_and_keys(toks)) - _bound_names(toks) - KEYWORDS
+    bound = _bound_names(toks)
+    words = set(_words_and_keys(toks)) - bound - KEYWORDS
     heads = frozenset(words | _implied_types(words))
-    applications = frozenset(_applications(toks)) if lemma.closed else frozenset()
-    return LemmaFacts(lemma, heads, heads - TYPES, applications)
+    return LemmaFacts(lemma, heads, heads - TYPES, frozenset(_applications(toks, bound)))
 
 
-def rank_key(facts: LemmaFacts, goal: frozenset[str], goal_applications: set[tuple[str, str]]) -> tuple:
-    """Sort key: tier, not-an-equation, premises, statement length, name (module docstring)."""
-    if facts.applications and not facts.applications & goal_applications:
+def rank_key(facts: LemmaFacts, goal: frozenset[str], goal_applications: set[tuple[str, str]],
+             equations_first: bool = True) -> tuple:
+    """Sort key: tier, kind of conclusion, premises, statement length, name (module docstring)."""
+    if not facts.applications <= goal_applications:
         tier = 2
     else:
         tier = 0 if facts.heads <= goal else 1
     lemma = facts.lemma
-    return tier, not lemma.equation, lemma.premises, len(lemma.statement), lemma.name
+    return tier, lemma.equation != equations_first, lemma.premises, len(lemma.statement), lemma.name
 
 
 def render(lemma: IndexedLemma) -> list[str]:
@@ -178,7 +193,8 @@ class LemmaCandidates:
         except SentenceError:
             return []
         pool = {id(facts): facts for head in heads for facts in self._by_head.get(head, ())}
-        ordered = sorted(pool.values(), key=lambda facts: rank_key(facts, heads, applications))
+        equations_first = target_prefers_equations(goal_text)
+        ordered = sorted(pool.values(), key=lambda facts: rank_key(facts, heads, applications, equations_first))
         return [facts.lemma for facts in ordered[:self.top]]
 
     def tactics_for(self, goal_text: str) -> list[str]:

@@ -79,7 +79,7 @@ class IndexedLemma:
     closed: bool
 
 
-def _arrow_parts(body: str) -> list[str]:
+def arrow_parts(body: str) -> list[str]:
     """`A -> B -> C` split at its top-level arrows (brackets respected by the project's scanner)."""
     parts, last = [], 0
     for token in top_level(body):
@@ -90,7 +90,7 @@ def _arrow_parts(body: str) -> list[str]:
     return parts
 
 
-def _relations(text: str) -> set[str]:
+def relations(text: str) -> set[str]:
     """The relation symbols at top level of `text`, or inside one outer `( … )%scope` group."""
     found = {t.text for t in top_level(text) if t.kind == "symbol" and t.text in RELATIONS}
     stripped = text.strip()
@@ -107,18 +107,27 @@ def parse_result(line: str, symbol: str) -> IndexedLemma | None:
         return None
     name, statement = match.group(1), match.group(2).strip()
     try:
-        body, closed = statement, True
-        while (parts := forall_parts(body)) is not None:
-            body, closed = parts[1], False
-        pieces = _arrow_parts(body)
-        relations = _relations(pieces[-1])
+        closed = forall_parts(statement) is None
+        pieces = arrow_parts(strip_foralls(statement))
+        found = relations(pieces[-1])
     except SentenceError:
         return None
-    if not relations:
+    if not found:
         return None
     return IndexedLemma(name=name, statement=statement, symbols=(symbol,), premises=len(pieces) - 1,
-                        equation=bool(relations & _EQUATIONS) and not relations - _EQUATIONS - {"/\\"},
-                        closed=closed)
+                        equation=is_equation(found), closed=closed)
+
+
+def strip_foralls(statement: str) -> str:
+    """The statement without its leading `forall` binders."""
+    while (parts := forall_parts(statement)) is not None:
+        statement = parts[1]
+    return statement
+
+
+def is_equation(found: set[str]) -> bool:
+    """Whether relations found by `relations` make an equation or iff (conjunctions of them too)."""
+    return bool(found & _EQUATIONS) and not found - _EQUATIONS - {"/\\"}
 
 
 def search_sentence(symbol: str) -> str:
@@ -193,5 +202,6 @@ def load_index(cache_dir: Path | None = None, coqtop: str = "coqtop", prelude: s
     return lemmas
 
 
-__all__ = ["FORMAT", "INDEX_HEADER", "IndexedLemma", "SYMBOLS", "build_index", "cache_key", "coq_version",
-           "default_cache_dir", "load_index", "parse_result", "search_sentence"]
+__all__ = ["FORMAT", "INDEX_HEADER", "IndexedLemma", "SYMBOLS", "arrow_parts", "build_index", "cache_key",
+           "coq_version", "default_cache_dir", "is_equation", "load_index", "parse_result", "relations",
+           "search_sentence", "strip_foralls"]

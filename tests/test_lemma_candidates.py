@@ -34,6 +34,10 @@ LINES = {
     "Z.mod_mod": "Z.mod_mod: forall a n : Z, n <> 0 -> (a mod n) mod n = a mod n",
     "Nat.mod_upper_bound": "Nat.mod_upper_bound: forall a b : nat, b <> 0%nat -> (a mod b < b)%nat",
     "Z.mod_pos_bound": "Z.mod_pos_bound: forall a b : Z, 0 < b -> 0 <= a mod b < b",
+    "Z.pow_0_r": "Z.pow_0_r: forall a : Z, a ^ 0 = 1",
+    "Z.pow_2_r": "Z.pow_2_r: forall a : Z, a ^ 2 = a * a",
+    "ln_increasing": "ln_increasing: forall x y : R, (0 < x)%R -> (x < y)%R -> (ln x < ln y)%R",
+    "ln_exp": "ln_exp: forall x : R, ln (exp x) = x",
 }
 
 
@@ -102,6 +106,20 @@ def test_the_number_type_decides_between_nat_and_z_lemmas() -> None:
     assert nat == ["Nat.mod_mod", "Nat.mod_upper_bound"]
     integer = [found.name for found in index.ranked("x : Z\n⊢ x mod 4 = 1")]
     assert integer == ["Z.mod_mod", "Z.mod_pos_bound"]
+
+
+def test_a_lemma_about_a_literal_argument_needs_that_argument_in_the_goal() -> None:
+    index = candidates(2, ("Z.pow_0_r", "Z.pow"), ("Z.pow_2_r", "Z.pow"))
+    assert [found.name for found in index.ranked("a : Z\n⊢ a ^ 2 mod 4 = 1")] == ["Z.pow_2_r", "Z.pow_0_r"]
+    assert [found.name for found in index.ranked("a : Z\n⊢ a ^ 0 + 1 = 2")] == ["Z.pow_0_r", "Z.pow_2_r"]
+
+
+def test_an_order_relation_target_prefers_lemmas_that_conclude_one() -> None:
+    index = candidates(2, ("ln_exp", "ln"), ("ln_increasing", "ln"))
+    assert [found.name for found in index.ranked("x : R\nH : 1 < x\n⊢ ln 1 < ln x")] == ["ln_increasing", "ln_exp"]
+    assert [found.name for found in index.ranked("x : R\n⊢ ln (exp x) = x")] == ["ln_exp", "ln_increasing"]
+    # read after the root goal's binders and premises too
+    assert [found.name for found in index.ranked("⊢ forall x : R, 1 < x -> 0 < ln x")][0] == "ln_increasing"
 
 
 def test_goals_without_an_indexed_function_get_nothing_and_top_zero_is_off() -> None:
