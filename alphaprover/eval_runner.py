@@ -8,10 +8,12 @@ wrapper used when `eval --workers N > 1`; with one worker no Ray is involved.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 from alphaprover.eval_records import ProblemRecord
+from alphaprover.policy_config import LEMMAS_LABEL_DEFAULT
 from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.action_set import ActionMode
@@ -19,10 +21,29 @@ from search.outcome import Outcome
 from search.evaluator import Evaluator
 from search.solve import Method, solve
 
+_LEMMAS = re.compile(r"^(?P<base>.+)\+lemmas(?P<top>\d*)$")
+
+
+def split_lemmas(label: str) -> tuple[str, int | None]:
+    """`mcts-mixed+lemmas8` → ("mcts-mixed", 8); `+lemmas` alone offers `LEMMAS_LABEL_DEFAULT`
+    lemmas, `+lemmas0` none; no suffix → (label, None): the config's `lemma_candidates` decides.
+    So one eval run compares a method with and without lemma candidates (search.lemma_candidates)."""
+    match = _LEMMAS.match(label)
+    if match is None:
+        return label, None
+    return match.group("base"), int(match.group("top")) if match.group("top") else LEMMAS_LABEL_DEFAULT
+
+
 def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
     """`portfolio`, or a search with an optional action-set suffix: `mcts`, `mcts-mixed`,
     `bfs-fixed`, `mcts-network`, … (no suffix: the config's `actions`). Returns (method, mode),
-    mode None for the portfolio or when the config decides."""
+    mode None for the portfolio or when the config decides. A `+lemmas[N]` suffix
+    (`split_lemmas`) is read past; it needs the mixed mode."""
+    base, lemmas = split_lemmas(label)
+    if lemmas and not base.endswith("-mixed"):
+        raise ValueError(f"lemma candidates are priced by the policy: only a -mixed search takes +lemmas "
+                         f"(e.g. mcts-mixed+lemmas), not {label!r}")
+    label = base
     name, _, suffix = label.partition("-")
     method = Method.parse(name)
     if not suffix:
@@ -46,14 +67,15 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[tuple[Method, ActionMode, str | None], Evaluator | None] = {}
+        self._evaluators: dict[tuple[Method, ActionMode, str | None, int | None], Evaluator | None] = {}
 
-    def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None) -> Evaluator | None:
-        """One evaluator per (method, mode, checkpoint): a network cache never serves two methods."""
-        key = (method, mode or action_mode(self._cfg), checkpoint)
+    def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None,
+                   lemmas: int | None = None) -> Evaluator | None:
+        """One evaluator per (method, mode, checkpoint, lemmas): a network cache never serves two methods."""
+        key = (method, mode or action_mode(self._cfg), checkpoint, lemmas)
         if key not in self._evaluators:
             cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
-            self._evaluators[key] = build_evaluator(cfg, method, key[1])[0]
+            self._evaluators[key] = build_evaluator(cfg, method, key[1], lemmas)[0]
         return self._evaluators[key]
 
     def _get_env(self) -> ProofEnv:
@@ -69,9 +91,10 @@ class ProblemRunner:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
         label, checkpoint = split_checkpoint(method_name)
         method, mode = parse_method_label(label)
+        lemmas = split_lemmas(label)[1]
         started = time.monotonic()
         try:
-            evaluator = self._evaluator(method, mode, checkpoint)
+            evaluator = self._evaluator(method, mode, checkpoint, lemmas)
             outcome = solve(theorem, self._get_env(), evaluator, method, self._settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,

@@ -21,6 +21,10 @@ class PolicyConfig:
     # hypothesis tactics, uniform priors (no checkpoint needed); mixed = both, every candidate priced by the
     # network's own log-probability
     actions: str = "mixed"
+    # library lemmas about the goal's functions offered as candidates in mixed mode (search/lemma_candidates.py,
+    # docs/ARCHITECTURE.md §Lemma candidates): 0 = off, N = the N most relevant lemmas' rewrite/apply tactics.
+    # An eval label may set it for one method: `mcts-mixed+lemmas` (LEMMAS_LABEL_DEFAULT) or `mcts-mixed+lemmas8`
+    lemma_candidates: int = 0
     engine: str | None = None     # policy inference: ct2-float32 (default) | ct2-int8 | torch (networks/evaluator.py)
     temperature: float = 1.0      # policy sampling temperature
     # round r of a goal samples at temperature·(1 + step·r); 0.25 measured no gain (BENCHMARKS.md)
@@ -32,7 +36,10 @@ class PolicyConfig:
     threads: int = 1              # torch/CTranslate2 threads of one evaluator (per actor, and the learner's)
 
 
+#: lemmas a `+lemmas` method label offers when the label names no number
+LEMMAS_LABEL_DEFAULT = 8
+
 #: the defaults, for reading a config that lacks a key
 POLICY_DEFAULTS = PolicyConfig()
 
-__all__ = ["POLICY_DEFAULTS", "PolicyConfig"]
+__all__ = ["LEMMAS_LABEL_DEFAULT", "POLICY_DEFAULTS", "PolicyConfig"]

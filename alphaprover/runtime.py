@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from alphaprover.config import UsageError
 from alphaprover.policy_config import POLICY_DEFAULTS
@@ -88,13 +88,47 @@ def policy_decoding(cfg: dict[str, Any]) -> str:
     return decoding
 
 
-def build_evaluator(cfg: dict[str, Any], method: Method,
-                    mode: ActionMode | None = None) -> tuple[Evaluator | None, str]:
+def lemma_count(cfg: dict[str, Any]) -> int:
+    """The config's `lemma_candidates` (0 = off); a one-line UsageError unless a whole number >= 0."""
+    value = cfg.get("lemma_candidates", POLICY_DEFAULTS.lemma_candidates)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"lemma_candidates must be a whole number >= 0 (0 = off), not {value!r}")
+    return value
+
+
+def build_lemmas(cfg: dict[str, Any], mode: ActionMode, top: int) -> Callable[[str], Sequence[str]] | None:
+    """The lemma candidates' callable for `top` lemmas (None when 0): the index is loaded from its
+    cache or built once (`search.lemma_index`). Mixed mode and the Coq backend only (UsageError)."""
+    if not top:
+        return None
+    if mode is not ActionMode.MIXED:
+        raise UsageError(f"lemma candidates need actions=mixed (the policy prices them), not {mode.value}")
+    backend = cfg["backend"]
+    if backend_language(backend) != "coq":
+        raise UsageError("lemma candidates are read from Coq's library: they need the coq backend")
+    from lean_interface.coq.prelude import DEFAULT_PRELUDE
+    from search.lemma_candidates import LemmaCandidates
+    from search.lemma_index import load_index
+
+    prelude = backend.get("prelude")
+    index = load_index(coqtop=str(backend.get("coqtop", "coqtop")),
+                       prelude=DEFAULT_PRELUDE if prelude is None else str(prelude))
+    return LemmaCandidates(index, top).tactics_for
+
+
+def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None = None,
+                    lemmas: int | None = None) -> tuple[Evaluator | None, str]:
     """The evaluator for `method` under action mode `mode` (default: the config's), with the
-    tactic list of the configured backend's language, and a short description of it."""
+    tactic list of the configured backend's language and `lemmas` library-lemma candidates
+    (default: the config's `lemma_candidates`, which only mixed mode reads), and a short
+    description of it."""
     if method is Method.PORTFOLIO:
         return None, "none (portfolio)"
     mode = mode or action_mode(cfg)
+    if lemmas and mode is not ActionMode.MIXED:
+        raise UsageError(f"lemma candidates need actions=mixed (the policy prices them), not {mode.value}")
+    # the config's lemma_candidates is mixed mode's: the other modes have no policy to price them
+    top = lemmas if lemmas is not None else lemma_count(cfg) if mode is ActionMode.MIXED else 0
     vocabulary = vocabulary_for(cfg["backend"])
     if mode is ActionMode.FIXED:
         return action_evaluator(mode, None, vocabulary), "fixed tactic list (no network)"
@@ -111,7 +145,10 @@ def build_evaluator(cfg: dict[str, Any], method: Method,
                                                engine=cfg.get("engine"), language=backend_language(cfg["backend"]),
                                                temperature_step=step, decoding=policy_decoding(cfg))
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
-    return action_evaluator(mode, network, vocabulary), f"{described} ({checkpoint}, {network.engine})"
+    if top:
+        described += f" + top {top} library lemmas"
+    evaluator = action_evaluator(mode, network, vocabulary, build_lemmas(cfg, mode, top))
+    return evaluator, f"{described} ({checkpoint}, {network.engine})"
 
 
 def resolve_theorem(target: str, language: str, header: str | None, name: str) -> Theorem:
@@ -154,5 +191,5 @@ def vocabulary_for(backend: dict[str, Any]) -> TacticVocabulary:
     return COQ_VOCABULARY if backend_language(backend) == "coq" else LEAN_VOCABULARY
 
 
-__all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_settings",
-           "resolve_theorem", "vocabulary_for"]
+__all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_lemmas",
+           "build_settings", "lemma_count", "resolve_theorem", "vocabulary_for"]

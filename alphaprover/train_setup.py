@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Sequence
 
 from alphaprover.config import UsageError
-from alphaprover.runtime import (backend_language, build_env, build_settings, policy_decoding, sampling_temperatures,
-                                 vocabulary_for)
+from alphaprover.runtime import (backend_language, build_env, build_lemmas, build_settings, lemma_count,
+                                 policy_decoding, sampling_temperatures, vocabulary_for)
 from alphaprover.train_inputs import read_records, supervised_parts
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
@@ -69,14 +69,16 @@ class EvaluatorRecipe:
     lemma_file: str = ""
     temperature_step: float = 0.0
     decoding: str = "sample"
+    lemma_candidates: int = 0
 
     @classmethod
     def from_config(cls, mode: str, plain: dict, lemma_file: str = "") -> "EvaluatorRecipe":
         """The recipe a run's config asks for (`temperature`, `temperature_step`, `decoding`, `seed`,
-        `threads`, `engine`, `backend`), with action mode `mode`."""
+        `threads`, `engine`, `backend`, and in mixed mode `lemma_candidates`), with action mode `mode`."""
         temperature, step = sampling_temperatures(plain)
+        lemmas = lemma_count(plain) if mode == ActionMode.MIXED.value else 0
         return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
-                   plain.get("engine"), lemma_file, step, policy_decoding(plain))
+                   plain.get("engine"), lemma_file, step, policy_decoding(plain), lemmas)
 
     def __call__(self, checkpoint: Path):
         from networks.evaluator import NetworkEvaluator
@@ -91,7 +93,8 @@ class EvaluatorRecipe:
                                                        language=backend_language(self.language_backend),
                                                        temperature_step=self.temperature_step,
                                                        decoding=self.decoding)
-            evaluator = action_evaluator(mode, network, vocabulary)
+            lemmas = build_lemmas({"backend": self.language_backend}, mode, self.lemma_candidates)
+            evaluator = action_evaluator(mode, network, vocabulary, lemmas)
         if self.lemma_file:
             from ttrl.lemmas import LemmaTable, WithLemmas
 

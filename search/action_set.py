@@ -12,6 +12,9 @@ Why mixed is the default (docs/ARCHITECTURE.md §Action set): a small policy sam
 well but rarely the exact `intros; nra.` that closes a competition goal, and a fixed list never
 guesses arguments; the union, ranked by the network, keeps both. The automation list is offered
 at round 0 only; later progressive-sampling rounds ask the policy for new samples.
+
+In mixed mode the candidate list may also carry library lemmas about the goal's functions
+(`search.lemma_candidates`, `lemma_candidates=N`): the policy prices them like the rest.
 """
 
 from __future__ import annotations
@@ -61,9 +64,22 @@ class MixedEvaluator:
         return self.policy.evaluate(widened)
 
 
+def joined(*sources: Callable[[str], Sequence[str]]) -> Callable[[str], list[str]]:
+    """One candidates callable from several: each source's tactics in turn, distinct."""
+    def candidates(goal: str) -> list[str]:
+        return list(dict.fromkeys(t for source in sources for t in source(goal)))
+    return candidates
+
+
 def action_evaluator(mode: ActionMode, network: Evaluator | None,
-                     vocabulary: TacticVocabulary = COQ_VOCABULARY) -> Evaluator:
-    """The evaluator that realises `mode` (a network is required for network and mixed)."""
+                     vocabulary: TacticVocabulary = COQ_VOCABULARY,
+                     lemmas: Callable[[str], Sequence[str]] | None = None) -> Evaluator:
+    """The evaluator that realises `mode` (a network is required for network and mixed).
+    `lemmas` (e.g. `LemmaCandidates.tactics_for`) adds library-lemma tactics to mixed mode's
+    candidates; the other modes refuse it (ValueError), so no label claims what it does not do."""
+    if lemmas is not None and mode is not ActionMode.MIXED:
+        raise ValueError(f"lemma candidates are priced by the policy: action mode {mode.value!r} cannot use them "
+                         "(use mixed)")
     fixed = FixedTacticEvaluator(vocabulary)
     if mode is ActionMode.FIXED:
         return fixed
@@ -71,4 +87,4 @@ def action_evaluator(mode: ActionMode, network: Evaluator | None,
         raise ValueError(f"action mode {mode.value!r} needs a network checkpoint")
     if mode is ActionMode.NETWORK:
         return network
-    return MixedEvaluator(network, fixed.tactics_for)
+    return MixedEvaluator(network, fixed.tactics_for if lemmas is None else joined(fixed.tactics_for, lemmas))
