@@ -4,6 +4,7 @@ authentication on (a token file of the test's own; the drivers get only `RAY_AUT
 user has it). Nodes are started with `--node-ip-address=127.0.0.1`; Ray 2.60 still advertises the
 machine's reachable address for them (its `resolve_ip_for_localhost`), which is this machine.
 
+- without a cluster (a local Ray), the same: actors get each published version through Ray;
 - actors get the weights through Ray (a `RayWeights` source, never the run directory) and report
   the newest version after a publish; a short `alphaprover train` runs attached, its learner a Ray
   actor (`learner.placement=cluster`);
@@ -51,8 +52,9 @@ def _cli(args: list[str], env: dict[str, str], timeout: float = 400) -> subproce
                           text=True, timeout=timeout)
 
 
-def test_actors_get_weights_through_ray_and_train_runs_attached(cluster: LoopbackCluster, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def _actors_see_each_publish(address: str, actors: int, tmp_path: Path) -> Path:
+    """Ray actors built by `ray_pool` get version 0, then version 1 once the learner publishes it,
+    through Ray (their recipes never see the run directory); returns the problems' directory."""
     import ray
 
     from alphaprover.config import load_config, to_plain
@@ -62,10 +64,6 @@ def test_actors_get_weights_through_ray_and_train_runs_attached(cluster: Loopbac
     from selfplay.ray_workers import ray_pool
     from selfplay.weights_store import RayWeights
 
-    for key in [k for k in os.environ if k.startswith("RAY_")]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(cluster.token))
-    ray.shutdown()
     run_dir = tmp_path / "run"
     learner = Learner(run_dir, CHECKPOINT, LearnerConfig(quantization=""))
     plain = to_plain(load_config("train", ["mcts.num_samples=8"]))
@@ -80,18 +78,44 @@ def test_actors_get_weights_through_ray_and_train_runs_attached(cluster: Loopbac
         return ActorRecipe(f"actor-{index}", problems, plain["backend"], {**plain, "method": "mcts"},
                            EvaluatorRecipe("mixed", plain["backend"], 1.0, 0, 1, None), weights, {}, index)
 
-    pool = ray_pool(2, recipe, cluster.address, run_dir / "weights")
+    pool = ray_pool(actors, recipe, address, run_dir / "weights")
     try:
         assert all(isinstance(w, RayWeights) for w in given) and str(run_dir) not in repr(given)
-        assert pool.weights_versions() == [0, 0]
+        assert pool.weights_versions() == [0] * actors
         learner.train_batch(_records())
         version, _ = learner.publish()
-        assert version == 1 and pool.weights_versions() == [1, 1]  # the new version reached both nodes' actors
+        assert version == 1 and pool.weights_versions() == [1] * actors  # the new version reached every actor
         nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"] and n["Resources"].get("CPU")}
-        assert len(nodes) == 2
+        assert len(nodes) == (2 if address else 1)
     finally:
         pool.close()
         ray.shutdown()
+    return source
+
+
+def test_without_a_cluster_actors_get_weights_through_a_local_ray(tmp_path: Path) -> None:
+    import ray
+
+    ray.shutdown()
+    _forget_token_mode()
+    try:
+        _actors_see_each_publish("", 1, tmp_path)
+    finally:
+        _forget_token_mode()
+
+
+def test_actors_get_weights_through_ray_and_train_runs_attached(cluster: LoopbackCluster, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import ray
+
+    for key in [k for k in os.environ if k.startswith("RAY_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(cluster.token))
+    ray.shutdown()
+    _forget_token_mode()
+    try:
+        source = _actors_see_each_publish(cluster.address, 2, tmp_path)
+    finally:
         _forget_token_mode()
 
     train_dir = tmp_path / "train"
@@ -109,12 +133,11 @@ def test_actors_get_weights_through_ray_and_train_runs_attached(cluster: Loopbac
 
 
 def _forget_token_mode() -> None:
-    """Undo, for the rest of this test process, the token mode `init_ray` switched on (a CLI
-    process ends instead): a local Ray started later must not expect this cluster's token."""
+    """Forget, in this test process, the token mode and the token Ray cached when a Ray was started
+    or attached (a CLI process ends instead): the next Ray must not expect another cluster's token."""
     from ray._private.authentication_test_utils import reset_auth_token_state
 
     os.environ.pop("RAY_AUTH_MODE", None)
-    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
     reset_auth_token_state()
 
 
