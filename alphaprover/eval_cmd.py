@@ -3,7 +3,8 @@
 Results are appended to a JSONL file one (method, problem) at a time; a rerun with the same file
 and budget skips what is already there, so a killed evaluation loses at most the problems in
 flight. The summary (Markdown table + PNG of proved fraction against time) is rebuilt from the
-whole file at the end of every run.
+whole file at the end of every run. `--workers N > 1` or `ray_address=…` runs the jobs on Ray
+(`alphaprover.eval_cluster`: local, or attached to a cluster, surviving a worker node's death).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tqdm import tqdm
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
-from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label, split_checkpoint
+from alphaprover.eval_runner import ProblemRunner, parse_method_label, split_checkpoint
 from alphaprover.runtime import build_settings, policy_decoding, resolve_checkpoint, sampling_temperatures
 from lean_interface.problems.benchmarks import Problem, load_benchmark
 
@@ -66,30 +67,6 @@ def _run_local(cfg: dict, jobs: list[tuple[Problem, str]]) -> Iterator[ProblemRe
         runner.close()
 
 
-def _run_ray(cfg: dict, jobs: list[tuple[Problem, str]], workers: int) -> Iterator[ProblemRecord]:
-    import ray
-
-    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
-             ignore_reinit_error=True, log_to_driver=False)
-    try:
-        actors = [make_ray_runner(cfg) for _ in range(workers)]
-        pending: dict[Any, Any] = {}
-        queue = list(jobs)
-        for actor in actors:
-            if queue:
-                problem, method = queue.pop(0)
-                pending[actor.run.remote(problem.name, problem.theorem, problem.error, method)] = actor
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            actor = pending.pop(done[0])
-            yield ray.get(done[0])
-            if queue:
-                problem, method = queue.pop(0)
-                pending[actor.run.remote(problem.name, problem.theorem, problem.error, method)] = actor
-    finally:
-        ray.shutdown()
-
-
 def _is_checkpoint(path: Path) -> bool:
     from networks.checkpoint import is_checkpoint
 
@@ -128,7 +105,13 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     print(f"eval {args.benchmark}: {len(problems)} problems × {len(methods)} methods; "
           f"{len(jobs)} to run, {len(problems) * len(methods) - len(jobs)} already in {out}")
     if jobs:
-        stream = _run_local(plain, jobs) if args.workers == 1 else _run_ray(plain, jobs, args.workers)
+        address = str(plain.get("ray_address") or "")
+        if args.workers == 1 and not address:
+            stream = _run_local(plain, jobs)
+        else:
+            from alphaprover.eval_cluster import run_on_ray
+
+            stream = run_on_ray(plain, jobs, args.workers, address)
         with RecordWriter(out) as writer:
             bar = tqdm(stream, total=len(jobs), desc="eval", unit="problem")
             proved = 0

@@ -3,7 +3,7 @@
 It owns one proof env and (lazily) one network evaluator, reused across problems. Nothing a
 problem does can end the run: a statement that does not elaborate is a BAD_STATEMENT record, a
 crash inside an attempt is an ERROR record with the reason. `RayProblemRunner` is the thin Ray
-wrapper used when `eval --workers N > 1`; with one worker no Ray is involved.
+wrapper used when `eval --workers N > 1` (`alphaprover.eval_cluster`); with one worker no Ray is involved.
 """
 
 from __future__ import annotations
@@ -117,9 +117,11 @@ class ProblemRunner:
             self._env = None
 
 
-def make_ray_runner(cfg: dict[str, Any], num_cpus: float = 1.0):
-    """A `ProblemRunner` as a Ray actor (restarted if its process dies)."""
+def make_ray_runner(cfg: dict[str, Any], num_cpus: float = 1.0, restarts: int = 2):
+    """A `ProblemRunner` as a Ray actor (restarted up to `restarts` times if its process dies; 0: the
+    caller replaces a lost one itself, `alphaprover.eval_cluster`)."""
     import ray
 
-    remote_class = ray.remote(num_cpus=num_cpus, max_restarts=2, max_task_retries=1)(ProblemRunner)
+    remote_class = ray.remote(num_cpus=num_cpus, max_restarts=restarts,
+                              max_task_retries=1 if restarts else 0)(ProblemRunner)
     return remote_class.remote(cfg)

@@ -58,6 +58,7 @@ def heldout_problems(files: list[Path]) -> list[SourceProblem]:
 
 def run_expert_iteration(cfg: DictConfig) -> int:
     from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig
+    from selfplay.ray_learner import learner_factory
 
     plain = to_plain(cfg)
     plain["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
@@ -102,23 +103,24 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         problems = tuple(by_id[p] for p in problem_ids)
         search = {**plain, "method": "mcts"}
 
-        def recipe(index: int) -> ActorRecipe:
+        def recipe(index: int, weights: object = str(run_dir / "weights")) -> ActorRecipe:
             return ActorRecipe(f"{kind}-{index}", problems, plain["backend"], search, evaluator,
-                               str(run_dir / "weights"), actor, int(plain["seed"]) + 1000 * index)
+                               weights, actor, int(plain["seed"]) + 1000 * index)
 
         if int(plain["actors"]) == 0:
             from selfplay.runner import InlineActors
 
             return InlineActors(recipe(0)())
-        from selfplay.ray_workers import RayActors
+        from selfplay.ray_workers import ray_pool
 
-        return RayActors(int(plain["actors"]), recipe, address=str(plain.get("ray_address") or ""))
+        return ray_pool(int(plain["actors"]), recipe, str(plain.get("ray_address") or ""), run_dir / "weights")
 
     writer = SummaryWriter(str(run_dir / "tb"))
     try:
         driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer, library=library,
                                  value_scorer=value_scorer, topk_scorer=topk_scorer, logprob_scorer=logprob_scorer,
-                                 script_referencer=lambda problem_ids: script_references(problem_ids, files))
+                                 script_referencer=lambda problem_ids: script_references(problem_ids, files),
+                                 make_learner=learner_factory(str(plain.get("ray_address") or "")))
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "

@@ -3,7 +3,8 @@ or continuous self-play RL (`loop: selfplay`) from a checkpoint (selfplay/, docs
 
 Builds the problem sources (dev subset refused), the supervised mix, the actors (`actors=0`: one
 in-process actor, no Ray; else Ray actors, local on 127.0.0.1 or attached via `ray_address`),
-and runs `selfplay.loop.SelfPlay` with a progress line and TensorBoard logs under
+and runs `selfplay.loop.SelfPlay`; Ray actors get the weights through Ray (`selfplay.ray_workers.ray_pool`,
+docs/ARCHITECTURE.md §On a cluster), with a progress line and TensorBoard logs under
 `<run_dir>/tb`. The composed config is saved as `<run_dir>/config.yaml`.
 """
 
@@ -25,6 +26,7 @@ from alphaprover.train_inputs import ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from selfplay.actor import ActorConfig
 from selfplay.loop import SelfPlay, SelfPlayConfig
+from selfplay.ray_learner import learner_factory
 from selfplay.runner import InlineActors
 
 log = logging.getLogger(__name__)
@@ -72,22 +74,23 @@ def run_selfplay(cfg: DictConfig) -> int:
 
     writer = SummaryWriter(str(run_dir / "tb"))
     try:
-        selfplay = SelfPlay(settings, problems, supervised, writer=writer, library=library)
+        selfplay = SelfPlay(settings, problems, supervised, writer=writer, library=library,
+                            make_learner=learner_factory(str(plain.get("ray_address") or "")))
     except ValueError as error:
         raise UsageError(str(error)) from None
     evaluator = EvaluatorRecipe.from_config(mode.value, plain)
     search = {**plain, "method": "mcts"}
 
-    def recipe(index: int) -> ActorRecipe:
+    def recipe(index: int, weights: object = str(run_dir / "weights")) -> ActorRecipe:
         return ActorRecipe(f"actor-{index}", tuple(problems), plain["backend"], search, evaluator,
-                           str(run_dir / "weights"), plain.get("actor") or {}, int(plain["seed"]) + 1000 * index)
+                           weights, plain.get("actor") or {}, int(plain["seed"]) + 1000 * index)
 
     if settings.actors == 0:
         pool = InlineActors(recipe(0)())
     else:
-        from selfplay.ray_workers import RayActors
+        from selfplay.ray_workers import ray_pool
 
-        pool = RayActors(settings.actors, recipe, address=str(plain.get("ray_address") or ""))
+        pool = ray_pool(settings.actors, recipe, str(plain.get("ray_address") or ""), run_dir / "weights")
     print(f"self-play: {len(problems)} problems from {', '.join(plain['sources'])}; {settings.actors} actor(s); "
           f"learner {settings.learner.engine} at step {selfplay.learner.step}, weights v{selfplay.learner.version}; "
           f"buffer {len(selfplay.buffer)} records from {selfplay.buffer.episodes} episodes; run dir {run_dir}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from alphaprover.config import UsageError
 from alphaprover.runtime import (backend_language, build_env, build_lemmas, build_settings, lemma_count,
@@ -104,21 +104,22 @@ class EvaluatorRecipe:
 
 @dataclasses.dataclass(frozen=True)
 class ActorRecipe:
-    """Picklable: builds actor `name` (inside a Ray worker, or in this process)."""
+    """Picklable: builds actor `name` (inside a Ray worker, or in this process). `weights`: the run's
+    weights directory (in-process) or a `selfplay.weights_store.RayWeights` (Ray actors)."""
 
     name: str
     problems: tuple[SourceProblem, ...]
     backend: dict
     search: dict
     evaluator: EvaluatorRecipe
-    weights_dir: str
+    weights: Any
     actor: dict
     seed: int
 
     def __call__(self) -> Actor:
         _, settings, _ = build_settings(self.search)
         return Actor(self.name, {p.id: p for p in self.problems}, lambda: build_env(self.backend), self.evaluator,
-                     settings, self.weights_dir, ActorConfig.from_dict(self.actor), seed=self.seed)
+                     settings, self.weights, ActorConfig.from_dict(self.actor), seed=self.seed)
 
 
 __all__ = ["ActorRecipe", "EvaluatorRecipe", "load_sources", "load_supervised"]

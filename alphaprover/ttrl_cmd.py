@@ -177,15 +177,15 @@ def run_ttrl(args: Any, cfg: DictConfig) -> int:
 
         def make_pool(problems: Sequence[SourceProblem], target_dir: Path = target_dir,
                       slice_evaluator: EvaluatorRecipe = slice_evaluator, seed: int = seed):
-            def recipe(index: int) -> ActorRecipe:
+            def recipe(index: int, weights: object = str(target_dir / "weights")) -> ActorRecipe:
                 return ActorRecipe(f"actor-{index}", tuple(problems), plain["backend"], search, slice_evaluator,
-                                   str(target_dir / "weights"), plain.get("actor") or {}, seed + 1000 * index)
+                                   weights, plain.get("actor") or {}, seed + 1000 * index)
 
             if settings.actors == 0:
                 return InlineActors(recipe(0)())
-            from selfplay.ray_workers import RayActors
+            from selfplay.ray_workers import ray_pool
 
-            return RayActors(settings.actors, recipe, address=str(plain.get("ray_address") or ""))
+            return ray_pool(settings.actors, recipe, str(plain.get("ray_address") or ""), target_dir / "weights")
 
         total_before, target_before = state.elapsed_seconds, entry.seconds
 

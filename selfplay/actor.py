@@ -1,7 +1,8 @@
 """The actor: searches one attempt with the latest published weights and returns an Episode.
 
-A plain class (`selfplay.ray_workers` wraps it for Ray). Before each attempt it looks at
-`<run_dir>/weights/LATEST` and reloads the evaluator when a newer version was published, so
+A plain class (`selfplay.ray_workers` wraps it for Ray). Before each attempt it asks its weights
+source (`selfplay.weights_store`: the run's `weights/` directory in-process, a Ray weights holder
+on a cluster) for the newest version and reloads the evaluator when a newer one was published, so
 every episode says which weights found it. The attempt runs the same `search.solve.solve` as
 `alphaprover solve`: a proof counts only once the backend's kernel check and axiom audit accept
 it. A disproof attempt searches the negated statement (`selfplay.negation.negate`).
@@ -26,10 +27,10 @@ from search.evaluator import Evaluator
 from search.outcome import Outcome
 from search.solve import Method, SearchSettings, solve
 from selfplay.episode import Episode
-from selfplay.learner import latest_weights
 from selfplay.matchmaker import Attempt
 from selfplay.negation import negate
 from selfplay.targets import UNPROVED_RULES, episode_records, open_leads
+from selfplay.weights_store import DirectoryWeights, WeightsSource
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +79,14 @@ class Actor:
     """Runs attempts; owns one env and one evaluator (rebuilt when new weights appear)."""
 
     def __init__(self, name: str, problems: Mapping[str, SourceProblem], env_factory: Callable[[], ProofEnv],
-                 evaluator_factory: EvaluatorFactory, settings: SearchSettings, weights_dir: str | Path,
+                 evaluator_factory: EvaluatorFactory, settings: SearchSettings, weights: WeightsSource | str | Path,
                  config: ActorConfig | None = None, seed: int = 0) -> None:
         self.name = name
         self.problems = problems
         self.env = env_factory()
         self.evaluator_factory = evaluator_factory
         self.settings = settings
-        self.weights_dir = Path(weights_dir)
+        self.weights: WeightsSource = DirectoryWeights(weights) if isinstance(weights, (str, Path)) else weights
         self.config = config or ActorConfig()
         self.rng = random.Random(seed)
         self.version = -1
@@ -93,9 +94,9 @@ class Actor:
 
     def refresh_weights(self) -> int:
         """Load the newest published weights if they are newer than ours; return our version."""
-        latest = latest_weights(self.weights_dir)
+        latest = self.weights.latest()
         if latest is None:
-            raise RuntimeError(f"no published weights in {self.weights_dir}")
+            raise RuntimeError(f"no published weights in {self.weights}")
         version, path = latest
         if version != self.version:
             self.evaluator = self.evaluator_factory(path)
@@ -162,3 +163,4 @@ class Actor:
         close = getattr(self.env, "close", None)
         if callable(close):
             close()
+        self.weights.close()

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from lean_interface.problems.benchmarks import held_out_problem_of
 from selfplay.actor import SourceProblem
@@ -57,6 +57,7 @@ from selfplay.episode import TrainingRecord
 from selfplay.iteration_metrics import Measurements, Scorers
 from selfplay.iteration_phases import PoolFactory, Phases
 from selfplay.iteration_state import EVALUATE, LEARN, REFERENCE, SEARCH, IterationState, RunFiles
+from selfplay.learner import Learner
 from selfplay.loop_config import ExpertIterationConfig
 from selfplay.replay_buffer import ReplayBuffer
 from selfplay.runner import LearnerService, ProgressHook
@@ -72,7 +73,7 @@ class ExpertIteration:
                  topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None,
                  logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
                  script_referencer: Callable[[list[str]], list[dict]] | None = None,
-                 library: Sequence[TrainingRecord] = ()) -> None:
+                 library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         by_id = {p.id: p for p in train}
@@ -90,7 +91,7 @@ class ExpertIteration:
         self.buffer = ReplayBuffer(self.run_dir / "buffer", cfg.buffer_capacity)
         # publishes only when a learn phase ends: version r is the weights round r evaluates
         self.learner = LearnerService(self.run_dir, cfg.checkpoint, cfg.learner, cfg.seed, self.buffer, supervised,
-                                      writer, library=library)
+                                      writer, library=library, make_learner=make_learner)
         self.heldout_slice = self.files.fixed_heldout_slice([p.id for p in heldout], cfg.heldout_selection,
                                                             cfg.heldout_problems)
         self.phases = Phases(cfg, self.files, by_id, self.heldout_slice, self.buffer, self.learner, make_pool, writer)
@@ -140,6 +141,7 @@ class ExpertIteration:
         finally:
             state.save(self.files.state_path)
             self.learner.save()
+            self.learner.close()
             self.buffer.close()
         return state
 

@@ -43,6 +43,7 @@ from search.config import config_from_dict
 from selfplay.episode import TrainingRecord
 
 ENGINES = ("torch", "deepspeed")
+PLACEMENTS = ("auto", "driver", "cluster")
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,15 @@ class LearnerConfig:
     threads: int = 0
     quantization: str = "float32"  # the engine copy published beside each version ("" = none)
     device: str = "auto"            # auto = cuda when a GPU is present, else cpu; or cpu / cuda / cuda:1
+    placement: str = "auto"         # auto: a Ray actor on the cluster's GPU when attached to one with a GPU
+                                    # (selfplay.ray_learner), else in the driver; driver; cluster (always a Ray actor)
     ema_decay: float = 0.0          # > 0: publish the moving average of the weights (0 = the raw weights)
     lr_half_life: int = 0           # > 0: the learning rate halves every this many learner steps (0 = constant)
     lr_min: float = 0.0             # the floor a decaying learning rate stops at
 
     def __post_init__(self) -> None:
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"learner placement must be one of {', '.join(PLACEMENTS)}, not {self.placement!r}")
         if self.engine not in ENGINES:
             raise ValueError(f"learner engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
         if not 0.0 <= self.replay_fraction <= 1.0:
@@ -169,6 +174,17 @@ class Learner:
         if self.step % self.config.checkpoint_every == 0:
             self.save()
         return {k: float(out[k].item()) for k in ("loss", "policy_loss", "value_loss")}
+
+    def losses(self, records: Sequence[TrainingRecord]) -> dict[str, float]:
+        """Mean policy and value loss on `records` at the current weights (no step taken)."""
+        batch = collate_records(records, self.tokenizer, self.model)
+        device = next(self.model.parameters()).device
+        self.model.eval()
+        with torch.no_grad():
+            out = self.model(*(batch[k].to(device) for k in ("input_ids", "attention_mask", "labels", "steps")),
+                             self.config.value_weight)
+        self.model.train()
+        return {"policy_loss": round(float(out["policy_loss"]), 4), "value_loss": round(float(out["value_loss"]), 4)}
 
     def learning_rate(self) -> float:
         """The learning rate of the next step: `lr`, halved every `lr_half_life` steps down to

@@ -21,12 +21,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from lean_interface.problems.benchmarks import held_out_problem_of
 from search.outcome import Outcome
 from selfplay.actor import SourceProblem
 from selfplay.episode import Episode, TrainingRecord
+from selfplay.learner import Learner
 from selfplay.loop_config import SelfPlayConfig
 from selfplay.matchmaker import Attempt, Matchmaker
 from selfplay.replay_buffer import ReplayBuffer
@@ -53,7 +54,8 @@ class SelfPlay:
     """The driver: owns buffer, matchmaker and learner; feeds a pool of actors."""
 
     def __init__(self, cfg: SelfPlayConfig, problems: Sequence[SourceProblem],
-                 supervised: Sequence[TrainingRecord], writer=None, library: Sequence[TrainingRecord] = ()) -> None:
+                 supervised: Sequence[TrainingRecord], writer=None, library: Sequence[TrainingRecord] = (),
+                 make_learner: Callable[..., Any] = Learner) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         self.problems = {p.id: p for p in problems}
@@ -66,7 +68,8 @@ class SelfPlay:
         self.matchmaker = Matchmaker(sorted(self.problems), cfg.matchmaker, seed=cfg.seed)
         self.matchmaker.replay(e for e in self.buffer.episodes_iter() if e.problem in self.problems)
         self.learner = LearnerService(self.run_dir, cfg.checkpoint, cfg.learner, cfg.seed, self.buffer, supervised,
-                                      writer, publish_every=cfg.learner.publish_every, library=library)
+                                      writer, publish_every=cfg.learner.publish_every, library=library,
+                                      make_learner=make_learner)
         self.writer = writer
         self.progress = Progress()
         self.owed_steps = 0
@@ -113,6 +116,7 @@ class SelfPlay:
         finally:
             pool.close()
             self.learner.save()
+            self.learner.close()
             self.buffer.close()
         return self.progress
 

@@ -5,6 +5,11 @@ a local Ray is started on 127.0.0.1 only. Each Ray actor is created with `max_re
 its process dies mid-attempt (killed, out of memory), Ray restarts it (its constructor rebuilds
 env and evaluator) and the pool reports that attempt as lost (`None`) — nothing stored is lost,
 because only the driver writes the replay buffer.
+
+Actors get their weights through Ray when the pool is given a `WeightsChannel`
+(`selfplay.ray_cluster`; docs/ARCHITECTURE.md §On a cluster): the pool syncs the channel before
+each submission, so an actor on a node that cannot see the run directory still searches with the
+newest published version. Attaching (`init_ray`) is `selfplay.ray_cluster`'s.
 """
 
 from __future__ import annotations
@@ -13,11 +18,13 @@ import contextlib
 import logging
 import os
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from selfplay.actor import Actor
 from selfplay.episode import Episode
 from selfplay.matchmaker import Attempt
+from selfplay.ray_cluster import WeightsChannel, init_ray
 
 log = logging.getLogger(__name__)
 
@@ -34,32 +41,28 @@ class _ActorHost:
     def pid(self) -> int:
         return os.getpid()
 
+    def weights_version(self) -> int:
+        """The newest version this actor can get (loaded now if newer than the one it searched with)."""
+        return self.actor.refresh_weights()
+
     def close(self) -> None:
         """Close the actor's prover (its whole process group) before Ray kills this process."""
         self.actor.close()
 
 
-def init_ray(address: str, num_cpus: int) -> None:
-    """Attach to `address`, or start a local Ray bound to 127.0.0.1 with `num_cpus` slots."""
-    import ray
-
-    if ray.is_initialized():
-        return
-    if address:
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=True)
-    else:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
-                 ignore_reinit_error=True, log_to_driver=False)
-
-
 class RayActors:
-    """An `ActorPool` of `n` Ray actors; `make_actor(i)` builds actor i inside its process."""
+    """An `ActorPool` of `n` Ray actors; `make_actor(i)` builds actor i inside its process.
+
+    With `weights` (the channel whose `source()` the recipes hand their actors) the pool pushes
+    each newly published version through Ray before the next submission and closes the channel
+    with the pool."""
 
     def __init__(self, n: int, make_actor: Callable[[int], Callable[[], Actor]], address: str = "",
-                 cpus_per_actor: float = 1.0) -> None:
+                 cpus_per_actor: float = 1.0, weights: WeightsChannel | None = None) -> None:
         import ray
 
         init_ray(address, num_cpus=max(n, os.cpu_count() or 1))
+        self.weights = weights
         remote = ray.remote(num_cpus=cpus_per_actor, max_restarts=-1, max_task_retries=0)(_ActorHost)
         self.handles = [remote.remote(make_actor(i)) for i in range(n)]
         self.busy: dict[Any, tuple[int, Attempt]] = {}  # object ref → (actor index, attempt)
@@ -74,6 +77,8 @@ class RayActors:
         return len(self._available())
 
     def submit(self, attempt: Attempt) -> None:
+        if self.weights is not None:
+            self.weights.sync()
         index = self._available()[0]
         self.busy[self.handles[index].play.remote(attempt.to_dict())] = (index, attempt)
 
@@ -112,6 +117,14 @@ class RayActors:
             except ray.exceptions.RayActorError:  # still restarting: probe again
                 self.recovering[index] = self.handles[index].pid.remote()
 
+    def weights_versions(self) -> list[int]:
+        """Each actor's weights version after asking its source for the newest one."""
+        import ray
+
+        if self.weights is not None:
+            self.weights.sync()
+        return ray.get([h.weights_version.remote() for h in self.handles])
+
     def pids(self) -> list[int]:
         import ray
 
@@ -123,6 +136,9 @@ class RayActors:
         through the next phase). An actor that does not answer in `grace_seconds` is killed anyway."""
         import ray
 
+        if self.weights is not None:
+            self.weights.close()
+            self.weights = None
         if not self.handles:
             return
         closing = [handle.close.remote() for handle in self.handles]
@@ -132,3 +148,12 @@ class RayActors:
             ray.kill(handle, no_restart=True)
         self.handles = []
         self.busy.clear()
+
+
+def ray_pool(n: int, recipe: Callable[[int, Any], Callable[[], Actor]], address: str,
+             weights_dir: str | Path) -> RayActors:
+    """`n` Ray actors whose weights come through Ray: `recipe(i, weights)` builds actor i with
+    `weights` = the channel's `RayWeights` (never `weights_dir`, which is the driver's)."""
+    init_ray(address, num_cpus=max(n, os.cpu_count() or 1))
+    channel = WeightsChannel(weights_dir, address)
+    return RayActors(n, lambda i: recipe(i, channel.source()), address, weights=channel)

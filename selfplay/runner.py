@@ -32,7 +32,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from selfplay.actor import Actor
 from selfplay.episode import Episode, TrainingRecord
-from selfplay.learner import Learner, LearnerConfig, collate_records
+from selfplay.learner import Learner, LearnerConfig
 from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 
@@ -192,9 +192,11 @@ class LearnerService:
 
     def __init__(self, run_dir: str | Path, checkpoint: str | Path, config: LearnerConfig, seed: int,
                  buffer: ReplayBuffer, supervised: Sequence[TrainingRecord], writer: Any = None,
-                 publish_every: int = 0, library: Sequence[TrainingRecord] = ()) -> None:
+                 publish_every: int = 0, library: Sequence[TrainingRecord] = (),
+                 make_learner: Callable[..., Any] = Learner) -> None:
         self.config = config
-        self.learner = Learner(run_dir, checkpoint, config, seed=seed)
+        # `Learner` in this process, or a `selfplay.ray_learner.RemoteLearner` (the same methods) on a GPU node
+        self.learner = make_learner(run_dir, checkpoint, config, seed=seed)
         self.buffer = buffer
         self.sampler = MixedSampler(buffer, list(supervised), config.replay_fraction,
                                     random.Random(seed + self.learner.step), list(library), config.library_fraction)
@@ -243,22 +245,17 @@ class LearnerService:
         """The resumable learner state (optimizer, step, version, rng) to disk."""
         self.learner.save()
 
+    def close(self) -> None:
+        """Release a learner that holds a process of its own (a Ray actor); a plain one holds none."""
+        close = getattr(self.learner, "close", None)
+        if callable(close):
+            close()
+
     def fresh_losses(self) -> dict[str, float]:
         """Mean policy and value loss of a fresh batch at the current weights (no step taken;
         NaN with an empty buffer)."""
         if len(self.buffer) == 0:
             return {"policy_loss": float("nan"), "value_loss": float("nan")}
-        import torch
-
-        model = self.learner.model
-        batch = collate_records(self.sampler.sample(self.config.batch_size), self.learner.tokenizer, model)
-        device = next(model.parameters()).device
-        model.eval()
-        with torch.no_grad():
-            out = model(*(batch[k].to(device) for k in ("input_ids", "attention_mask", "labels", "steps")),
-                        self.config.value_weight)
-        model.train()
-        return {"policy_loss": round(float(out["policy_loss"]), 4), "value_loss": round(float(out["value_loss"]), 4)}
-
+        return self.learner.losses(self.sampler.sample(self.config.batch_size))
 
 __all__ = ["ActorPool", "Feed", "InlineActors", "LearnerService", "ProgressHook", "run_batch", "run_pool"]
