@@ -4,6 +4,13 @@ Results are appended to a JSONL file one (method, problem) at a time; a rerun wi
 and budget skips what is already there, so a killed evaluation loses at most the problems in
 flight. The summary (Markdown table + PNG of proved fraction against time) is rebuilt from the
 whole file at the end of every run.
+
+Method labels: `portfolio`, `bfs`, `mcts`, a search with an action set (`mcts-mixed`, `bfs-fixed`),
+MCTS with its expansion (`mcts-fixed+eager`, `mcts-mixed+cost`: `mcts.expansion` for that method
+only, docs/ARCHITECTURE.md §Cost-aware expansion), and any of them with its own checkpoint
+(`mcts-mixed+cost@runs/x/best`). Hydra overrides (`mcts.cost_c=0.5`, `budget.max_seconds=60`)
+apply to every method; a label's suffix wins over `mcts.expansion`. An unknown suffix is a
+one-line error, exit 2.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from tqdm import tqdm
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
-from alphaprover.eval_runner import ProblemRunner, make_ray_runner, parse_method_label, split_checkpoint
+from alphaprover.eval_runner import (ProblemRunner, make_ray_runner, parse_method_label, split_checkpoint,
+                                     split_expansion)
 from alphaprover.runtime import build_settings, policy_decoding, resolve_checkpoint, sampling_temperatures
 from lean_interface.problems.benchmarks import Problem, load_benchmark
 
@@ -111,6 +119,7 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for label in methods:
         base, checkpoint = split_checkpoint(label)
+        base, _ = split_expansion(base)  # ValueError (exit 2) on an unknown expansion
         parse_method_label(base)  # ValueError (exit 2) on an unknown method
         if checkpoint is not None and not _is_checkpoint(resolve_checkpoint(checkpoint)):
             raise UsageError(f"method {label}: no checkpoint at {checkpoint}")

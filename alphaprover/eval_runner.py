@@ -8,6 +8,7 @@ wrapper used when `eval --workers N > 1`; with one worker no Ray is involved.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -15,6 +16,7 @@ from alphaprover.eval_records import ProblemRecord
 from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.action_set import ActionMode
+from search.config import EXPANSIONS
 from search.outcome import Outcome
 from search.evaluator import Evaluator
 from search.solve import Method, solve
@@ -32,6 +34,21 @@ def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
     return method, ActionMode.parse(suffix)
 
 
+def split_expansion(label: str) -> tuple[str, str | None]:
+    """`mcts-fixed+cost` → ("mcts-fixed", "cost"): an MCTS label may name its own expansion
+    (`mcts.expansion`, docs/ARCHITECTURE.md §Cost-aware expansion), so one eval run compares the
+    eager and the cost-aware expansion side by side. No suffix: the config's. A one-line ValueError
+    for an unknown expansion or one given to a method other than MCTS."""
+    base, plus, expansion = label.partition("+")
+    if not plus:
+        return base, None
+    if expansion not in EXPANSIONS:
+        raise ValueError(f"method {label!r}: unknown expansion {expansion!r} (choose from {', '.join(EXPANSIONS)})")
+    if parse_method_label(base)[0] is not Method.MCTS:
+        raise ValueError(f"method {label!r}: only mcts has an expansion mode")
+    return base, expansion
+
+
 def split_checkpoint(label: str) -> tuple[str, str | None]:
     """`mcts-mixed@runs/x/best` → ("mcts-mixed", "runs/x/best"): a method label may name its own
     checkpoint, so one eval run compares checkpoints side by side."""
@@ -46,11 +63,13 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[tuple[Method, ActionMode, str | None], Evaluator | None] = {}
+        self._evaluators: dict[tuple[Method, ActionMode, str | None, str | None], Evaluator | None] = {}
 
-    def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None) -> Evaluator | None:
-        """One evaluator per (method, mode, checkpoint): a network cache never serves two methods."""
-        key = (method, mode or action_mode(self._cfg), checkpoint)
+    def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None,
+                   expansion: str | None = None) -> Evaluator | None:
+        """One evaluator per (method, mode, checkpoint, expansion): a network cache never serves
+        two methods, so neither side of an eager/cost comparison reads the other's answers."""
+        key = (method, mode or action_mode(self._cfg), checkpoint, expansion)
         if key not in self._evaluators:
             cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
             self._evaluators[key] = build_evaluator(cfg, method, key[1])[0]
@@ -68,11 +87,15 @@ class ProblemRunner:
         if theorem is None:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
         label, checkpoint = split_checkpoint(method_name)
+        label, expansion = split_expansion(label)
         method, mode = parse_method_label(label)
+        settings = self._settings
+        if expansion is not None:
+            settings = dataclasses.replace(settings, mcts=dataclasses.replace(settings.mcts, expansion=expansion))
         started = time.monotonic()
         try:
-            evaluator = self._evaluator(method, mode, checkpoint)
-            outcome = solve(theorem, self._get_env(), evaluator, method, self._settings, budget)
+            evaluator = self._evaluator(method, mode, checkpoint, expansion)
+            outcome = solve(theorem, self._get_env(), evaluator, method, settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
                                  message=str(bad)[:300], **base)
