@@ -9,7 +9,8 @@ Issue #40: with every proposal sent at a goal's first expansion, the automation 
 their 1–3 s timeouts on every new subgoal, so a search makes few simulations and stays one or two
 levels deep (docs/ARCHITECTURE.md §Cost-aware expansion). For each method (an MCTS action set) and
 each expansion mode, one row: problems proved; simulations per minute, the median over the
-problems it failed and over all; prover seconds per simulation; the mean (over problems) and the
+problems it failed, and pooled over all (all simulations / all search minutes: a proof in one
+simulation would make a median over all problems meaningless); prover seconds per simulation; the mean (over problems) and the
 max of the deepest goal's depth (`SearchStats.max_depth`); prover calls; and then, per method,
 each mode against the first as a ratio. Every mode runs on each problem right after the others,
 under the same budget, so a change of machine load falls on all of them; each (method, mode) has
@@ -69,7 +70,7 @@ class ModeTotals:
         return {
             "proved": float(sum(self.proved)),
             "sims/min failed": statistics.median(failed) if failed else nan,
-            "sims/min all": statistics.median(rates) if rates else nan,
+            "sims/min all": 60.0 * sum(self.simulations) / sum(self.seconds) if sum(self.seconds) else nan,
             "prover s/sim": sum(self.prover_seconds) / sum(self.simulations) if sum(self.simulations) else nan,
             "mean depth": statistics.mean(self.depth) if self.depth else nan,
             "max depth": float(max(self.depth, default=0)),
