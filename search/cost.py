@@ -15,9 +15,10 @@ only where they are likely to pay:
   mean of the prover seconds its calls took (`CostModel.record`; `expand` batches cheap and
   expensive tactics separately and reads each result's own `elapsed` when the env reports one).
 * **who sends what** (`CostModel.choose`, in place of `search.widening.take`):
-  - the root, and a goal with no open tactic and no cheap proposal left (every cheap tactic so
-    far failed, or none was proposed), send every expensive proposal: nothing the eager expansion
-    proves from the root is lost, and a goal only the families can close still gets them;
+  - the root, and a goal with no open tactic that was expanded before (every tactic it sent
+    failed) or has no cheap proposal (none was made), send every expensive proposal — with the
+    cheap ones of a new round, if any: nothing the eager expansion proves from the root is lost,
+    and a goal only the families can close gets them at its next expansion;
   - any other goal sends its cheap proposals (the top k with `first_expansion_k` = k) and, most
     likely first, the expensive ones whose expected cost fits its allowance
     `cost_c · visits^cost_alpha` prover seconds minus what it already spent on expensive tactics;
@@ -91,7 +92,7 @@ class CostModel:
         cheap = [job for job in ranked if not is_expensive(job[0])]
         dear = [job for job in ranked if is_expensive(job[0])]
         chosen = cheap if width <= 0 else cheap[:width]
-        if node_id == 0 or (not cheap and not node.open_edges()):
+        if node_id == 0 or (not node.open_edges() and (node.expanded or not cheap)):
             granted = dear
         else:
             granted, left = [], self.allowance(node_id, node.visits)

@@ -149,3 +149,19 @@ def test_expansion_mode_is_validated() -> None:
         MCTSConfig(expansion="lazy")
     with pytest.raises(ValueError, match="cost_c"):
         MCTSConfig(cost_c=-1.0)
+
+
+def test_a_new_round_does_not_hold_back_the_families_of_a_goal_whose_tactics_all_failed() -> None:
+    # mixed mode: round 1 brings new policy samples; B's expensive tactics go with them, not after
+    table = {("A", "intros"): ["B"]}
+    proposals = {"A": [("intros", -0.1)], ("B", 0): [("lra", -0.1), (PSATZ, -0.2)], ("B", 1): [("nra", -0.1)]}
+    env, evaluator = TableEnv(table), TableEvaluator(proposals)
+    tree = SearchTree(Goal("A", "A"))
+    cost = CostModel(0.0, 1.0)
+    _expand(tree, [0], evaluator, env, cost)
+    b = tree.node_id("B")
+    _expand(tree, [b], evaluator, env, cost)
+    assert _sent_to(env, "B") == ["lra"]
+    _expand(tree, [b], evaluator, env, cost)
+    assert _sent_to(env, "B") == ["lra", "nra", PSATZ] and tree.nodes[b].rounds == 2
+    tree.check_invariants()
