@@ -136,11 +136,11 @@ def test_a_label_expansion_applies_to_its_method_only_and_overrides_apply_to_all
         raise RuntimeError("stop here")   # recorded as an ERROR record: no prover needed
 
     monkeypatch.setattr(runner_module, "solve", fake_solve)
-    cfg = to_plain(load_config("config", ["actions=fixed", "mcts.cost_c=0.7"]))
+    cfg = to_plain(load_config("config", ["actions=fixed", "mcts.cost_c=0.7", "mcts.expansion=eager"]))
     runner = runner_module.ProblemRunner(cfg)
     monkeypatch.setattr(runner, "_get_env", lambda: None)
     theorem = Theorem("t", "", "Theorem t : True.")
-    labels = ("mcts-fixed+eager", "mcts-fixed+cost", "mcts-fixed")
+    labels = ("mcts-fixed+eager", "mcts-fixed+cost", "mcts-fixed")   # the last: the override's
     records = [runner.run("t", theorem, "", label) for label in labels]
     assert all("stop here" in r.message and r.method == label for r, label in zip(records, labels))
     assert [(expansion, c) for expansion, c, _ in seen] == [("eager", 0.7), ("cost", 0.7), ("eager", 0.7)]
