@@ -5,6 +5,13 @@ and budget skips what is already there, so a killed evaluation loses at most the
 flight. The summary (Markdown table + PNG of proved fraction against time) is rebuilt from the
 whole file at the end of every run. `--workers N > 1` or `ray_address=…` runs the jobs on Ray
 (`alphaprover.eval_cluster`: local, or attached to a cluster, surviving a worker node's death).
+
+Method labels: `portfolio`, `bfs`, `mcts`, a search with an action set (`mcts-mixed`, `bfs-fixed`),
+then options each after a `+`: MCTS's expansion (`mcts-fixed+eager`, `mcts-mixed+cost`: `mcts.expansion`
+for that method only, docs/ARCHITECTURE.md §Cost-aware expansion) and a mixed search's lemma candidates
+(`mcts-mixed+lemmas8`), and any of them with its own checkpoint (`mcts-mixed+cost@runs/x/best`). Hydra
+overrides (`mcts.cost_c=0.5`, `budget.max_seconds=60`) apply to every method; a label's option wins over
+the config. An unknown option is a one-line error, exit 2.
 """
 
 from __future__ import annotations
@@ -88,7 +95,7 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for label in methods:
         base, checkpoint = split_checkpoint(label)
-        parse_method_label(base)  # ValueError (exit 2) on an unknown method
+        parse_method_label(base)  # ValueError (exit 2) on an unknown method, expansion or option
         if checkpoint is not None and not _is_checkpoint(resolve_checkpoint(checkpoint)):
             raise UsageError(f"method {label}: no checkpoint at {checkpoint}")
     if not methods:

@@ -8,6 +8,7 @@ wrapper used when `eval --workers N > 1` (`alphaprover.eval_cluster`); with one 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from typing import Any
@@ -17,33 +18,70 @@ from alphaprover.policy_config import LEMMAS_LABEL_DEFAULT
 from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.action_set import ActionMode
+from search.config import EXPANSIONS
 from search.outcome import Outcome
 from search.evaluator import Evaluator
 from search.solve import Method, solve
 
-_LEMMAS = re.compile(r"^(?P<base>.+)\+lemmas(?P<top>\d*)$")
+_LEMMAS = re.compile(r"lemmas(?P<top>\d*)")
+
+
+def _options(label: str) -> tuple[str, list[str]]:
+    """`mcts-mixed+cost+lemmas8` → ("mcts-mixed", ["cost", "lemmas8"]): a label is a method, then
+    options each after a `+` (an expansion for MCTS, lemma candidates for a mixed search), in any order."""
+    base, *options = label.split("+")
+    return base, options
 
 
 def split_lemmas(label: str) -> tuple[str, int | None]:
     """`mcts-mixed+lemmas8` → ("mcts-mixed", 8); `+lemmas` alone offers `LEMMAS_LABEL_DEFAULT`
-    lemmas, `+lemmas0` none; no suffix → (label, None): the config's `lemma_candidates` decides.
-    So one eval run compares a method with and without lemma candidates (search.lemma_candidates)."""
-    match = _LEMMAS.match(label)
-    if match is None:
-        return label, None
-    return match.group("base"), int(match.group("top")) if match.group("top") else LEMMAS_LABEL_DEFAULT
+    lemmas, `+lemmas0` none; no such option → (label, None): the config's `lemma_candidates` decides.
+    So one eval run compares a method with and without lemma candidates (search.lemma_candidates).
+    Other options stay in the returned label."""
+    base, options = _options(label)
+    lemmas, rest = None, []
+    for option in options:
+        match = _LEMMAS.fullmatch(option)
+        if match is None:
+            rest.append(option)
+        else:
+            lemmas = int(match.group("top")) if match.group("top") else LEMMAS_LABEL_DEFAULT
+    return "+".join([base, *rest]), lemmas
+
+
+def split_expansion(label: str) -> tuple[str, str | None]:
+    """`mcts-fixed+cost` → ("mcts-fixed", "cost"): an MCTS label may name its own expansion
+    (`mcts.expansion`, docs/ARCHITECTURE.md §Cost-aware expansion), so one eval run compares the
+    eager and the cost-aware expansion side by side. No such option: the config's. Other options
+    (`+lemmas[N]`) stay in the returned label. A one-line ValueError for an unknown option or an
+    expansion given to a method other than MCTS."""
+    base, options = _options(label)
+    expansion, rest = None, []
+    for option in options:
+        if _LEMMAS.fullmatch(option):
+            rest.append(option)
+        elif option in EXPANSIONS:
+            expansion = option
+        else:
+            raise ValueError(f"method {label!r}: unknown expansion {option!r} "
+                             f"(choose from {', '.join(EXPANSIONS)}; or lemmas[N] for a -mixed search)")
+    if expansion is not None and parse_method_label(base)[0] is not Method.MCTS:
+        raise ValueError(f"method {label!r}: only mcts has an expansion mode")
+    return "+".join([base, *rest]), expansion
 
 
 def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
     """`portfolio`, or a search with an optional action-set suffix: `mcts`, `mcts-mixed`,
     `bfs-fixed`, `mcts-network`, … (no suffix: the config's `actions`). Returns (method, mode),
-    mode None for the portfolio or when the config decides. A `+lemmas[N]` suffix
-    (`split_lemmas`) is read past; it needs the mixed mode."""
-    base, lemmas = split_lemmas(label)
-    if lemmas and not base.endswith("-mixed"):
-        raise ValueError(f"lemma candidates are priced by the policy: only a -mixed search takes +lemmas "
-                         f"(e.g. mcts-mixed+lemmas), not {label!r}")
-    label = base
+    mode None for the portfolio or when the config decides. Options after `+` are checked and read
+    past: an expansion (`split_expansion`, MCTS only) and `+lemmas[N]` (`split_lemmas`, mixed only)."""
+    if "+" in label:
+        without_expansion, _ = split_expansion(label)
+        base, lemmas = split_lemmas(without_expansion)
+        if lemmas and not base.endswith("-mixed"):
+            raise ValueError(f"lemma candidates are priced by the policy: only a -mixed search takes +lemmas "
+                             f"(e.g. mcts-mixed+lemmas), not {label!r}")
+        label = base
     name, _, suffix = label.partition("-")
     method = Method.parse(name)
     if not suffix:
@@ -67,12 +105,13 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[tuple[Method, ActionMode, str | None, int | None], Evaluator | None] = {}
+        self._evaluators: dict[tuple[Method, ActionMode, str | None, str | None, int | None], Evaluator | None] = {}
 
     def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None,
-                   lemmas: int | None = None) -> Evaluator | None:
-        """One evaluator per (method, mode, checkpoint, lemmas): a network cache never serves two methods."""
-        key = (method, mode or action_mode(self._cfg), checkpoint, lemmas)
+                   expansion: str | None = None, lemmas: int | None = None) -> Evaluator | None:
+        """One evaluator per (method, mode, checkpoint, expansion, lemmas): a network cache never
+        serves two methods, so neither side of a comparison reads the other's answers."""
+        key = (method, mode or action_mode(self._cfg), checkpoint, expansion, lemmas)
         if key not in self._evaluators:
             cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
             self._evaluators[key] = build_evaluator(cfg, method, key[1], lemmas)[0]
@@ -91,11 +130,15 @@ class ProblemRunner:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=0.0, prover_calls=0, message=error, **base)
         label, checkpoint = split_checkpoint(method_name)
         method, mode = parse_method_label(label)
+        expansion = split_expansion(label)[1]
         lemmas = split_lemmas(label)[1]
+        settings = self._settings
+        if expansion is not None:
+            settings = dataclasses.replace(settings, mcts=dataclasses.replace(settings.mcts, expansion=expansion))
         started = time.monotonic()
         try:
-            evaluator = self._evaluator(method, mode, checkpoint, lemmas)
-            outcome = solve(theorem, self._get_env(), evaluator, method, self._settings, budget)
+            evaluator = self._evaluator(method, mode, checkpoint, expansion, lemmas)
+            outcome = solve(theorem, self._get_env(), evaluator, method, settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,
                                  message=str(bad)[:300], **base)

@@ -33,6 +33,10 @@ def config_from_dict(cls: type[T], data: dict[str, Any], label: str | None = Non
 
 
 
+#: the values of `MCTSConfig.expansion`: every proposal by prior ("eager"), or cheap first ("cost")
+EXPANSIONS = ("eager", "cost")
+
+
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise ValueError(message)
@@ -87,6 +91,17 @@ class MCTSConfig:
                               left. 0 = every proposal at once: the default, chosen on the tuning set
                               (every 7th train problem, v4, mixed, 300 prover calls: all 14/30 at 364
                               calls per proof, k=8 11/30 at 519, k=16 11/30 at 527; BENCHMARKS.md).
+      expansion:              what a goal's expansion sends (docs/ARCHITECTURE.md §Cost-aware expansion):
+                              "eager" — its pending proposals by prior alone, as `first_expansion_k`
+                              says (the behaviour before issue #40); "cost" (default) — `search.cost`: the root sends everything, any other goal
+                              sends its cheap proposals (policy samples, decision procedures,
+                              hypothesis tactics; the top k with k > 0) and keeps its expensive
+                              automation (families with a time limit >= 1 s: hints, rewrite, cases,
+                              psatz) pending until every cheap tactic failed or its visits grant it
+                              the expected prover seconds (`cost_c`, `cost_alpha`).
+      cost_c, cost_alpha:     with expansion "cost", a non-root goal may spend up to
+                              cost_c · visits^cost_alpha expected prover seconds on expensive
+                              tactics (each family's limit until measured, then its running mean).
       num_samples:            tactics requested from the evaluator per expansion.
       num_parallel:           simulations selected (with virtual loss) per evaluator call.
       virtual_loss:           value counted for each in-flight simulation through a tactic, so
@@ -122,6 +137,12 @@ class MCTSConfig:
     ps_alpha: float = 0.6
     max_expansions: int = 8
     first_expansion_k: int = 0
+    # "cost" by measurement (benchmarks/search_depth.py, minif2f-rocq-train --every 16, 12 problems,
+    # mcts-fixed, 30 s, two runs): proved 4 = 4 and 4 = 4, median simulations per minute on failed
+    # problems 54.6 → 70.4 and 78.0 → 104.0, prover seconds per simulation 0.92 → 0.64 and 0.71 → 0.40.
+    expansion: str = "cost"
+    cost_c: float = 0.2
+    cost_alpha: float = 0.8
     num_samples: int = 32
     num_parallel: int = 8
     virtual_loss: float = -40.0
@@ -137,6 +158,9 @@ class MCTSConfig:
         _require(self.max_expansions >= 1 and self.num_samples >= 1 and self.num_parallel >= 1,
                  "max_expansions, num_samples and num_parallel must be >= 1")
         _require(self.first_expansion_k >= 0, "first_expansion_k must be >= 0 (0 = every proposal at once)")
+        _require(self.expansion in EXPANSIONS,
+                 f"unknown expansion {self.expansion!r} (choose from {', '.join(EXPANSIONS)})")
+        _require(self.cost_c >= 0 and self.cost_alpha >= 0, "cost_c and cost_alpha must be >= 0")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MCTSConfig":

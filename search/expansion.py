@@ -11,6 +11,13 @@ tactic string sampled again, or a tactic reaching the same goals as an existing 
 prior to that edge. A goal with nothing pending whose last round proposed nothing new, or that
 used its last allowed round, is exhausted (it can then fail). An expansion cut short by the
 budget is not counted; what it did not send stays pending.
+
+With a `CostModel` (`mcts.expansion = "cost"`, `search.cost`) a goal's expansion sends what the
+model chooses instead of the top k: cheap proposals, and expensive ones only at the root, when
+every cheap one failed, or as the goal's visits grant it prover seconds. Cheap tactics go to the
+prover before expensive ones and never in the same `apply_many` batch, and every call's measured
+seconds feed the model's per-family mean. A goal asks for a new round when no cheap proposal is
+pending (expensive ones may still wait).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from typing import Sequence
 
 from lean_interface.api import ProofEnv, ProofStep
 from search.config import Budget
+from search.cost import CostModel, cheap_first, is_expensive, same_class_prefix
 from search.evaluator import EvalRequest, Evaluation, Evaluator, rank_tactics
 from search.tree import SearchTree, Status, extract_proof
 from search.widening import offer, put_back, take
@@ -41,10 +49,13 @@ class SearchStats:
       evaluator_calls:  calls to `Evaluator.evaluate` (each serves a batch of goals).
       prover_calls:     tactics sent to the prover; prover_errors: how many of them failed. With
                         the search's outcome this gives prover calls per proof found.
+      expensive_calls:  of those, tactics of an expensive automation family (`search.cost`).
       collisions:       parallel walks that reached a leaf already taken in the same batch.
       refused_cycles, merged_edges: tactics refused (cycle) or merged into an existing edge.
       evaluator_seconds, prover_seconds, total_seconds: wall time split.
       nodes:            goals in the graph at the end.
+      max_depth:        depth of the deepest goal in the graph at the end (tactics from the root
+                        on its shortest known route; 0 = only the root).
       started:          monotonic clock at the start of the search.
     """
 
@@ -53,6 +64,7 @@ class SearchStats:
     evaluator_calls: int = 0
     prover_calls: int = 0
     prover_errors: int = 0
+    expensive_calls: int = 0
     collisions: int = 0
     refused_cycles: int = 0
     merged_edges: int = 0
@@ -60,6 +72,7 @@ class SearchStats:
     prover_seconds: float = 0.0
     total_seconds: float = 0.0
     nodes: int = 1
+    max_depth: int = 0
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -68,8 +81,8 @@ class SearchStats:
         return max(0.0, self.total_seconds - self.prover_seconds - self.evaluator_seconds)
 
     def as_dict(self) -> dict[str, float]:
-        counters = ("simulations", "expansions", "evaluator_calls", "prover_calls", "prover_errors", "collisions",
-                    "refused_cycles", "merged_edges", "nodes")
+        counters = ("simulations", "expansions", "evaluator_calls", "prover_calls", "prover_errors", "expensive_calls",
+                    "collisions", "refused_cycles", "merged_edges", "nodes", "max_depth")
         seconds = {"total_seconds": self.total_seconds, "prover_seconds": self.prover_seconds,
                    "evaluator_seconds": self.evaluator_seconds, "search_seconds": self.search_seconds}
         return {**{name: getattr(self, name) for name in counters},
@@ -133,6 +146,7 @@ class BudgetClock:
         """Final statistics, and the smallest proof if the root is proved."""
         self._elapsed()
         self.stats.nodes = len(tree.nodes)
+        self.stats.max_depth = max(node.depth for node in tree.nodes)
         self.stats.refused_cycles = tree.refused_cycles
         self.stats.merged_edges = tree.merged_edges
         proof = extract_proof(tree) if tree.root.status is Status.PROVED else None
@@ -151,14 +165,20 @@ def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchSta
 
 
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
-           prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0) -> list[float]:
+           prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0,
+           cost: CostModel | None = None) -> list[float]:
     """Expand each of `node_ids` (distinct, OPEN goals) once: a goal with proposals pending sends
     the `width` most likely of them; any other goal gets a new evaluator round first (one batched
     call for all of them), whose new proposals join its pending list, and then sends its `width`
-    most likely (`search.widening`; width 0 = every proposal at once). Returns each goal's value
+    most likely (`search.widening`; width 0 = every proposal at once). With `cost`, what is sent
+    and when a round is asked follow `search.cost` (module docstring). Returns each goal's value
     from the evaluator (clamped to <= 0)."""
     stats = clock.stats
-    asking = [n for n in node_ids if not tree.nodes[n].pending]
+    if cost is None:
+        asking = [n for n in node_ids if not tree.nodes[n].pending]
+    else:
+        asking = [n for n in node_ids
+                  if not cost.has_cheap_pending(tree, n) and tree.nodes[n].rounds < max_expansions]
     requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].rounds) for n in asking]
     evaluations = evaluate(evaluator, requests, stats) if requests else []
     nothing_new: set[int] = set()
@@ -170,20 +190,27 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         if not offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature):
             nothing_new.add(node_id)
 
-    unsent = [(node_id, job) for node_id in node_ids for job in take(tree.nodes[node_id], width)]
+    if cost is None:
+        unsent = [(node_id, job) for node_id in node_ids for job in take(tree.nodes[node_id], width)]
+    else:
+        unsent = cheap_first([(node_id, job) for node_id in node_ids for job in cost.choose(tree, node_id, width)])
     while unsent:
         size = clock.prover_chunk(PROVER_CHUNK)
         # a goal proved by an earlier chunk needs no more tactics
         sendable = [job for job in unsent if tree.nodes[job[0]].status is Status.OPEN]
         if size <= 0 or not sendable:
             break
-        chunk = sendable[:size]
+        chunk = sendable[:size] if cost is None else same_class_prefix(sendable, size)
         unsent = [job for job in unsent if job not in chunk]
         started = time.monotonic()
         results = env.apply_many([(tree.nodes[n].goal, tactic) for n, (tactic, _) in chunk])
-        stats.prover_seconds += time.monotonic() - started
+        seconds = time.monotonic() - started
+        stats.prover_seconds += seconds
         stats.prover_calls += len(chunk)
+        stats.expensive_calls += sum(is_expensive(tactic) for _, (tactic, _) in chunk)
         for (node_id, (tactic, logprob)), result in zip(chunk, results):
+            if cost is not None:
+                cost.record(tactic, result.elapsed if result.elapsed > 0 else seconds / len(chunk))
             if not result.ok:
                 stats.prover_errors += 1
                 tree.record_failure(node_id, tactic)

@@ -6,7 +6,9 @@ go to the hardest open goal (`selection.select_and_child`); stop at a goal that 
 sampling (`selection.needs_sampling`). Virtual loss on each walk's path pushes the next walk
 elsewhere. Then ONE evaluator call and batched prover calls expand all the leaves at once
 (`expansion.expand`; with `first_expansion_k` = k a leaf sends only its k most likely untried
-proposals, the rest wait for its next expansion: `search.widening`), and each walk is backed up:
+proposals, the rest wait for its next expansion: `search.widening`; with `expansion` = "cost" a
+non-root goal sends its cheap proposals first and its expensive automation as its visits grant
+prover seconds: `search.cost`), and each walk is backed up:
 
     leaf value  = 0 if the goal got proved, no_legal_actions_value if it failed,
                   else the evaluator's value
@@ -24,6 +26,7 @@ import random
 
 from lean_interface.api import Goal, ProofEnv
 from search.config import Budget, MCTSConfig
+from search.cost import CostModel
 from search.evaluator import Evaluator
 from search.expansion import BudgetClock, SearchResult, SearchStats, expand
 from search.selection import needs_sampling, node_value, select_and_child, select_edge
@@ -104,6 +107,7 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
     tree = SearchTree(root)
     stats = SearchStats()
     clock = BudgetClock(budget, stats)
+    cost = CostModel(config.cost_c, config.cost_alpha) if config.expansion == "cost" else None
     while tree.root.status is Status.OPEN and not clock.spent():
         left = clock.simulations_left()
         batch = config.num_parallel if left is None else min(config.num_parallel, left)
@@ -126,7 +130,7 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
         leaves = [leaf for _, leaf in walks]
         values = expand(tree, leaves, evaluator, env, num_samples=config.num_samples,
                         prior_temperature=config.prior_temperature, max_expansions=config.max_expansions,
-                        clock=clock, width=config.first_expansion_k)
+                        clock=clock, width=config.first_expansion_k, cost=cost)
         for (walk, leaf), value in zip(walks, values):
             apply_virtual_loss(tree, walk, leaf, -1)
             backup(tree, walk, leaf, leaf_value(tree, leaf, value, config), config)

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import pytest
 
-from alphaprover.eval_runner import parse_method_label, split_checkpoint
+from alphaprover.eval_runner import parse_method_label, split_checkpoint, split_expansion
 from lean_interface.api import Goal
 from lean_interface.problems.benchmarks import dev_problem_names, is_dev_problem, load_benchmark
 from search.action_set import ActionMode, MixedEvaluator, action_evaluator
@@ -110,3 +110,38 @@ def test_the_dev_subset_is_every_eighth_valid_problem_and_disjoint_from_train() 
     assert not {p.name for p in dev} & {p.name for p in train}
     assert all(is_dev_problem(p.name) for p in dev) and not any(is_dev_problem(p.name) for p in train)
     assert is_dev_problem(f"minif2f-rocq-valid/{valid[0]}") and dev_problem_names() == frozenset(valid[::8])
+
+
+def test_an_mcts_label_may_name_its_expansion_and_a_bad_one_is_one_line() -> None:
+    assert split_expansion("mcts-fixed+cost") == ("mcts-fixed", "cost")
+    assert split_expansion("mcts+eager") == ("mcts", "eager")
+    assert split_expansion("mcts-mixed") == ("mcts-mixed", None)
+    assert split_checkpoint("mcts-mixed+cost@runs/x/best") == ("mcts-mixed+cost", "runs/x/best")
+    for bad, message in (("mcts-fixed+lazy", "unknown expansion 'lazy'"), ("bfs-fixed+cost", "only mcts"),
+                         ("portfolio+eager", "only mcts")):
+        with pytest.raises(ValueError, match=message) as error:
+            split_expansion(bad)
+        assert "\n" not in str(error.value)
+
+
+def test_a_label_expansion_applies_to_its_method_only_and_overrides_apply_to_all(monkeypatch) -> None:
+    import alphaprover.eval_runner as runner_module
+    from alphaprover.config import load_config, to_plain
+    from lean_interface.api import Theorem
+
+    seen: list[tuple[str, float, int]] = []
+
+    def fake_solve(theorem, env, evaluator, method, settings, budget):  # type: ignore[no-untyped-def]
+        seen.append((settings.mcts.expansion, settings.mcts.cost_c, id(evaluator)))
+        raise RuntimeError("stop here")   # recorded as an ERROR record: no prover needed
+
+    monkeypatch.setattr(runner_module, "solve", fake_solve)
+    cfg = to_plain(load_config("config", ["actions=fixed", "mcts.cost_c=0.7", "mcts.expansion=eager"]))
+    runner = runner_module.ProblemRunner(cfg)
+    monkeypatch.setattr(runner, "_get_env", lambda: None)
+    theorem = Theorem("t", "", "Theorem t : True.")
+    labels = ("mcts-fixed+eager", "mcts-fixed+cost", "mcts-fixed")   # the last: the override's
+    records = [runner.run("t", theorem, "", label) for label in labels]
+    assert all("stop here" in r.message and r.method == label for r, label in zip(records, labels))
+    assert [(expansion, c) for expansion, c, _ in seen] == [("eager", 0.7), ("cost", 0.7), ("eager", 0.7)]
+    assert len({evaluator for _, _, evaluator in seen[:2]}) == 2   # no cache shared across the comparison

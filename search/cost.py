@@ -1,0 +1,131 @@
+"""Cost-aware expansion (`mcts.expansion = "cost"`): cheap tactics first, expensive ones as a goal earns visits.
+
+Why (issue #40, docs/ARCHITECTURE.md §Cost-aware expansion): with every proposal sent at a goal's
+first expansion, the automation families (psatz with CSDP, hinted nra, case splits, rewriting;
+`search.automation`) run to their 1–3 s `timeout` on every new subgoal they cannot close, so a new
+goal deep in the tree costs seconds before the search can look past it and the tree stays one or
+two levels deep. Here each proposal has an expected cost, and a goal pays for the expensive ones
+only where they are likely to pay:
+
+* **cheap / expensive.** A tactic is expensive when its automation family (`family_of`) carries an
+  Ltac time limit of at least `EXPENSIVE_SECONDS` (every family of `FAMILIES`); policy samples,
+  argument-free decision procedures (`decide`) and hypothesis tactics are cheap, whoever proposed
+  them. The class is fixed by the family, so it never flips during a search.
+* **expected cost.** A family's limit until it has been measured in this search, then the running
+  mean of the prover seconds its calls took (`CostModel.record`; `expand` batches cheap and
+  expensive tactics separately and reads each result's own `elapsed` when the env reports one).
+* **who sends what** (`CostModel.choose`, in place of `search.widening.take`):
+  - the root, and a goal with no open tactic that was expanded before (every tactic it sent
+    failed) or has no cheap proposal (none was made), send every expensive proposal — with the
+    cheap ones of a new round, if any: nothing the eager expansion proves from the root is lost,
+    and a goal only the families can close gets them at its next expansion;
+  - any other goal sends its cheap proposals (the top k with `first_expansion_k` = k) and, most
+    likely first, the expensive ones whose expected cost fits its allowance
+    `cost_c · visits^cost_alpha` prover seconds minus what it already spent on expensive tactics;
+    the rest stay pending for a later expansion (progressive widening by cost).
+
+Identical goals reached by different paths are one node of the graph (`SearchTree` merges by
+text) and a node never resends a tactic it tried (`OrNode.tried`), so within a search every
+automation outcome is computed once per goal text. Pure: no prover, no network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from search.automation import FAMILIES, family_of
+from search.tree import SearchTree
+
+#: a family whose tactics carry an Ltac time limit of at least this many seconds is expensive
+EXPENSIVE_SECONDS = 1
+#: each family's time limit, by name (`search.automation.FAMILIES`)
+FAMILY_LIMITS: dict[str, int] = {family.name: family.seconds for family in FAMILIES}
+#: expected seconds of a cheap tactic whose family has not been measured yet in this search
+CHEAP_PRIOR_SECONDS = 0.05
+
+
+def is_expensive(tactic: str) -> bool:
+    """Whether a tactic belongs to an automation family with a time limit >= EXPENSIVE_SECONDS."""
+    return FAMILY_LIMITS.get(family_of(tactic), 0) >= EXPENSIVE_SECONDS
+
+
+@dataclass
+class CostModel:
+    """One search's cost bookkeeping: measured seconds per family, and per goal the expected
+    seconds already granted to its expensive tactics.
+
+    Fields:
+      c, alpha: a non-root goal's allowance for expensive tactics is c · visits^alpha seconds.
+      calls, seconds: per family, the calls measured and their summed prover seconds.
+      spent:    per node id, the expected seconds of the expensive tactics it has sent.
+    """
+
+    c: float
+    alpha: float
+    calls: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    spent: dict[int, float] = field(default_factory=dict)
+
+    def record(self, tactic: str, seconds: float) -> None:
+        """Add one measured prover call of `tactic` to its family's running mean."""
+        family = family_of(tactic)
+        self.calls[family] = self.calls.get(family, 0) + 1
+        self.seconds[family] = self.seconds.get(family, 0.0) + max(0.0, seconds)
+
+    def expected_seconds(self, tactic: str) -> float:
+        """The family's measured mean seconds per call, else its time limit (cheap: a small prior)."""
+        family = family_of(tactic)
+        if self.calls.get(family):
+            return self.seconds[family] / self.calls[family]
+        return float(FAMILY_LIMITS.get(family, 0)) or CHEAP_PRIOR_SECONDS
+
+    def allowance(self, node_id: int, visits: int) -> float:
+        """Expected seconds the goal may still spend on expensive tactics: c · visits^alpha − spent."""
+        return self.c * visits ** self.alpha - self.spent.get(node_id, 0.0)
+
+    def choose(self, tree: SearchTree, node_id: int, width: int) -> list[tuple[str, float]]:
+        """Remove and return the pending proposals this expansion of the goal sends (module
+        docstring): cheap ones first (the top `width`, all with 0), then expensive ones, each group
+        most likely first; ties keep the order of proposal."""
+        node = tree.nodes[node_id]
+        ranked = sorted(node.pending.items(), key=lambda item: -item[1])
+        cheap = [job for job in ranked if not is_expensive(job[0])]
+        dear = [job for job in ranked if is_expensive(job[0])]
+        chosen = cheap if width <= 0 else cheap[:width]
+        if node_id == 0 or (not node.open_edges() and (node.expanded or not cheap)):
+            granted = dear
+        else:
+            granted, left = [], self.allowance(node_id, node.visits)
+            for job in dear:
+                cost = self.expected_seconds(job[0])
+                if cost > left:
+                    break  # most likely first: a cheaper, less likely one does not jump the queue
+                granted.append(job)
+                left -= cost
+        self.spent[node_id] = self.spent.get(node_id, 0.0) + sum(self.expected_seconds(t) for t, _ in granted)
+        for tactic, _ in chosen + granted:
+            del node.pending[tactic]
+        return chosen + granted
+
+    def has_cheap_pending(self, tree: SearchTree, node_id: int) -> bool:
+        """Whether the goal still has a cheap proposal waiting (then it needs no new round yet)."""
+        return any(not is_expensive(tactic) for tactic in tree.nodes[node_id].pending)
+
+
+def cheap_first(jobs: list[tuple[int, tuple[str, float]]]) -> list[tuple[int, tuple[str, float]]]:
+    """(node id, (tactic, log-prob)) jobs with every cheap one before every expensive one, order
+    otherwise kept: a goal closed by a cheap tactic never pays for its expensive ones."""
+    return sorted(jobs, key=lambda job: is_expensive(job[1][0]))
+
+
+def same_class_prefix(jobs: list[tuple[int, tuple[str, float]]], size: int) -> list[tuple[int, tuple[str, float]]]:
+    """The first `size` jobs, cut where cheap turns into expensive: one `apply_many` batch never
+    mixes the two, so a batch's time is attributed to one class."""
+    chunk = jobs[:size]
+    if not chunk:
+        return chunk
+    first = is_expensive(chunk[0][1][0])
+    for index, (_, (tactic, _)) in enumerate(chunk):
+        if is_expensive(tactic) != first:
+            return chunk[:index]
+    return chunk

@@ -1,0 +1,62 @@
+"""benchmarks/search_depth.py on a tiny table world: both expansion modes run every problem, and the
+table has every field, the right proof counts and the cost/eager ratio row."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.search_depth import FIELDS, run_depth, search_action, table
+from fake_env import TableEnv, TableEvaluator
+from lean_interface.api import Goal, Theorem
+from search.action_set import ActionMode
+from search.config import Budget
+
+PSATZ = "timeout 3 (intros; psatz R 2)"
+
+
+class _NamedRootEnv(TableEnv):
+    """Each theorem's root goal is its name."""
+
+    def start(self, theorem: Theorem) -> Goal:
+        self.root = theorem.name
+        return Goal(theorem.name, ("path", theorem.name))
+
+
+def _world() -> tuple[_NamedRootEnv, TableEvaluator]:
+    # P: `intros` leaves P1, which only psatz closes (sent once P1's cheap `lra` failed);
+    # Q: a chain of open goals Q → Q1 → Q2 → … that nothing closes
+    table = {("P", "intros"): ["P1"], ("P1", PSATZ): []}
+    proposals: dict = {"P": [("intros", -0.1)], "P1": [("lra", -0.1), (PSATZ, -0.2)]}
+    for depth in range(30):
+        here = "Q" if depth == 0 else f"Q{depth}"
+        table[(here, "intros")] = [f"Q{depth + 1}"]
+        proposals[here] = [("intros", -0.1), (PSATZ, -0.3)]
+    return _NamedRootEnv(table), TableEvaluator(proposals)
+
+
+def test_both_modes_run_every_problem_and_the_table_has_every_field() -> None:
+    env, evaluator = _world()
+    problems = [(name, Theorem(name, "", f"Theorem {name} : True.")) for name in ("P", "Q")]
+    lines: list[str] = []
+    totals = run_depth(problems, env, ["mcts-fixed"], ["eager", "cost"], Budget(max_simulations=12, max_seconds=0),
+                       lambda mode: evaluator, report=lines.append)
+    assert set(totals) == {("mcts-fixed", "eager"), ("mcts-fixed", "cost")}
+    assert len(lines) == 2 and all("mcts-fixed/eager" in line and "mcts-fixed/cost" in line for line in lines)
+    for total in totals.values():
+        assert total.proved == [True, False] and total.simulations[1] == 12
+        metrics = total.metrics()
+        assert list(metrics) == list(FIELDS) and metrics["proved"] == 1 and metrics["max depth"] >= 2
+    # eager sends psatz at every goal of Q's chain; cost sends it at Q (the root) only
+    assert env.calls.count(("Q1", PSATZ)) == 1 and env.calls.count(("Q", PSATZ)) == 2
+    text = table(totals, 2)
+    header, rows = text.splitlines()[0], text.splitlines()[2:]
+    assert all(name in header for name in FIELDS)
+    assert [row.split("|")[2].strip() for row in rows] == ["eager", "cost", "cost / eager"]
+    assert rows[0].split("|")[3].strip() == "1/2" and rows[2].split("|")[3].strip() == "1.00×"
+
+
+def test_only_mcts_labels_name_an_action_set() -> None:
+    assert search_action("mcts-mixed") is ActionMode.MIXED
+    for bad in ("bfs-fixed", "mcts", "mcts-magic"):
+        with pytest.raises(ValueError):
+            search_action(bad)
