@@ -104,7 +104,9 @@ def init_ray(address: str, num_cpus: int) -> None:
     import ray
 
     if ray.is_initialized():
-        return
+        if not address or address == "auto" or _attached_to(address):
+            return
+        ray.shutdown()  # this process holds another Ray (a test's, a previous command's): attach where asked
     if not address:
         ray.init(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
                  ignore_reinit_error=True, log_to_driver=False)
@@ -128,6 +130,16 @@ def init_ray(address: str, num_cpus: int) -> None:
                            "cluster's): set RAY_AUTH_TOKEN_PATH to the head's token file "
                            "(`ray get-auth-token` on the head prints it)")
     raise ClusterError(f"cannot attach to the Ray cluster at {address}: {failure}")
+
+
+def _attached_to(address: str) -> bool:
+    """Whether this process's Ray is the cluster at `address` (its GCS address, as Ray reports it)."""
+    import ray
+
+    try:
+        return str(ray.get_runtime_context().gcs_address) == address
+    except Exception:  # noqa: BLE001 - a Ray too old or half shut down to say: treat as another cluster
+        return False
 
 
 def cluster_gpus() -> float:
