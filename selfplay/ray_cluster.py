@@ -99,17 +99,25 @@ def _stderr_held() -> Iterator[list[str]]:
             held.append(sink.read().decode("utf-8", "replace"))
 
 
+#: the address `init_ray` last attached this process to ("" = the local Ray it started; None = none):
+#: a second call for the same address (the weights channel, then the actor pool) reuses that Ray
+_ATTACHED: str | None = None
+
+
 def init_ray(address: str, num_cpus: int) -> None:
     """Attach to `address`, or start a local Ray bound to 127.0.0.1 with `num_cpus` slots."""
     import ray
 
+    global _ATTACHED
     if ray.is_initialized():
-        if not address or address == "auto" or _attached_to(address):
+        if not address or address == _ATTACHED or _attached_to(address):
             return
-        ray.shutdown()  # this process holds another Ray (a test's, a previous command's): attach where asked
+        # this process holds a Ray it did not attach here (a test's, a previous command's): attach where asked
+        ray.shutdown()
     if not address:
         ray.init(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
                  ignore_reinit_error=True, log_to_driver=False)
+        _ATTACHED = ""
         return
     head = _head(address)
     if head is not None:
@@ -124,6 +132,7 @@ def init_ray(address: str, num_cpus: int) -> None:
     text = held[0] if held else ""
     if not failure:
         sys.stderr.write(text)
+        _ATTACHED = address
         return
     if "InvalidAuthToken" in text or "Authentication token" in text:
         raise ClusterError(f"the Ray cluster at {address} rejected this driver's token (none, or not the "
