@@ -10,6 +10,7 @@ every Ray on the machine, other users' included.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -79,18 +80,14 @@ class LoopbackCluster:
     def kill_node(self, name: str) -> None:
         assert self.nodes[name]
         for pid in self.nodes[name]:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # already gone
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
     def stop(self) -> None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
             for pid in _processes_of(self.root):
-                try:
+                with contextlib.suppress(ProcessLookupError):  # already gone
                     os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
             time.sleep(2)
 
 

@@ -32,6 +32,7 @@ automation outcome is computed once per goal text. Pure: no prover, no network.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from search.automation import FAMILIES, family_of
 from search.tree import SearchTree
@@ -44,8 +45,11 @@ FAMILY_LIMITS: dict[str, int] = {family.name: family.seconds for family in FAMIL
 CHEAP_PRIOR_SECONDS = 0.05
 
 
+@lru_cache(maxsize=1 << 16)
 def is_expensive(tactic: str) -> bool:
-    """Whether a tactic belongs to an automation family with a time limit >= EXPENSIVE_SECONDS."""
+    """Whether a tactic belongs to an automation family with a time limit >= EXPENSIVE_SECONDS.
+    Cached: an expansion asks it of each tactic several times (choose, ordering, batching, stats),
+    and `family_of` runs a regex per family."""
     return FAMILY_LIMITS.get(family_of(tactic), 0) >= EXPENSIVE_SECONDS
 
 

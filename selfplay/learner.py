@@ -218,7 +218,7 @@ class Learner:
                     "rng": self.rng.getstate(), "engine": self.config.engine,
                     "ema": ({name: t.detach().cpu() for name, t in self.average.items()}
                             if self.average is not None else None)}, staging / "learner_state.pt")
-        _swap_in(staging, self.state_dir)
+        swap_in(staging, self.state_dir)
 
     def publish(self) -> tuple[int, Path]:
         """Write the current weights as the next version; actors pick it up via `latest_weights`."""
@@ -227,12 +227,12 @@ class Learner:
         staging = self.weights_dir / f".v{version:06d}.tmp"
         save_checkpoint(staging, self.published_model(), self.tokenizer,
                         {"version": version, "learner_step": self.step, "ema_decay": self.config.ema_decay})
-        _swap_in(staging, target)
+        swap_in(staging, target)
         if self.config.quantization:
             from networks.engine import converted_model
 
             converted_model(target, self.config.quantization)
-        write_atomic(self.weights_dir / "LATEST", json.dumps({"version": version, "path": target.name}))
+        mark_latest(self.weights_dir, version, target)
         self.version = version
         self.save()
         return version, target
@@ -260,7 +260,13 @@ def latest_weights(weights_dir: str | Path) -> tuple[int, Path] | None:
     return int(data["version"]), path / str(data["path"])
 
 
-def _swap_in(staging: Path, target: Path) -> None:
+def mark_latest(weights_dir: str | Path, version: int, target: Path) -> None:
+    """Name `target` (a complete `vNNNNNN/` under `weights_dir`) the newest version: what
+    `latest_weights` reads. Written atomically, after the directory is in place."""
+    write_atomic(Path(weights_dir) / "LATEST", json.dumps({"version": version, "path": target.name}))
+
+
+def swap_in(staging: Path, target: Path) -> None:
     """Replace `target` by the complete directory `staging` (old copy removed after the swap)."""
     old = target.with_name(target.name + ".old")
     shutil.rmtree(old, ignore_errors=True)

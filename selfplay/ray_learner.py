@@ -18,7 +18,6 @@ checkpoint), and the driver mirrors into the run directory each published versio
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from selfplay.episode import TrainingRecord
-from selfplay.learner import Learner, LearnerConfig, latest_weights
+from selfplay.learner import Learner, LearnerConfig, latest_weights, mark_latest
 from selfplay.weights_store import Bundle, pack, unpack, write_version
 
 
@@ -42,8 +41,7 @@ class _LearnerHost:
             unpack(start, self.root / "start")
         if published is not None:  # the driver holds the versions: only the number matters here
             (self.root / "weights").mkdir()
-            (self.root / "weights" / "LATEST").write_text(json.dumps({"version": published,
-                                                                      "path": f"v{published:06d}"}))
+            mark_latest(self.root / "weights", published, self.root / "weights" / f"v{published:06d}")
         before = published
         self.learner = Learner(self.root, self.root / "start", config, seed=seed)
         latest = self.learner.latest_weights()
@@ -129,11 +127,7 @@ class RemoteLearner:
         """The remote's resumable state into `<run_dir>/learner` (staged, then swapped in)."""
         import ray
 
-        from selfplay.learner import _swap_in
-
-        bundle = ray.get(self.handle.save.remote())
-        staging = unpack(bundle, self.run_dir / "learner.tmp")
-        _swap_in(staging, self.run_dir / "learner")
+        unpack(ray.get(self.handle.save.remote()), self.run_dir / "learner")
 
     def latest_weights(self) -> tuple[int, Path] | None:
         return latest_weights(self.weights_dir)

@@ -18,14 +18,13 @@ Plain code except `RayWeights.latest`, which calls Ray: the holder itself is a p
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
-from selfplay.learner import latest_weights
+from selfplay.learner import latest_weights, mark_latest, swap_in
 
 Bundle = dict[str, bytes]
 
@@ -37,7 +36,8 @@ def pack(directory: str | Path) -> Bundle:
 
 
 def unpack(bundle: Bundle, target: str | Path) -> Path:
-    """Write `bundle` as the directory `target` (complete before it appears: staged, then renamed)."""
+    """Write `bundle` as the directory `target` (complete before it appears: staged, then swapped
+    in by `selfplay.learner.swap_in`, which replaces an older copy)."""
     target = Path(target)
     staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
@@ -47,20 +47,18 @@ def unpack(bundle: Bundle, target: str | Path) -> Path:
         path = staging / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    shutil.rmtree(target, ignore_errors=True)
-    os.replace(staging, target)
+    staging.mkdir(parents=True, exist_ok=True)  # an empty bundle is an empty directory
+    swap_in(staging, target)
     return target
 
 
 def write_version(weights_dir: str | Path, version: int, bundle: Bundle) -> Path:
     """Store a version received as a bundle the way `Learner.publish` stores one (`vNNNNNN/` and
     then `LATEST`), so a run directory fed from elsewhere (a learner on another node) resumes alike."""
-    from lean_interface.durable import write_atomic
-
     weights_dir = Path(weights_dir)
     weights_dir.mkdir(parents=True, exist_ok=True)
     target = unpack(bundle, weights_dir / f"v{version:06d}")
-    write_atomic(weights_dir / "LATEST", json.dumps({"version": version, "path": target.name}))
+    mark_latest(weights_dir, version, target)
     return target
 
 
