@@ -91,14 +91,19 @@ class EncodedExample:
 def encode_examples(examples: Sequence[Example], tokenizer: ProofTokenizer, max_goal_tokens: int,
                     max_tactic_tokens: int) -> list[EncodedExample]:
     """Token ids of every example whose tactic fits `max_tactic_tokens` (EOS included): a truncated
-    tactic would teach the policy to stop mid-tactic, so longer ones are left out."""
+    tactic would teach the policy to stop mid-tactic, so longer ones are left out. A (goal, tactic)
+    repeated by `reweight` is encoded once (the copies share the ids, which nothing mutates)."""
     out = []
+    done: dict[tuple[str, str], tuple[list[int], list[int]] | None] = {}
     for example in examples:
-        tactic = tokenizer.encode_tactic(example.tactic, max_tactic_tokens + 1, example.goal)
-        if len(tactic) > max_tactic_tokens:
-            continue
-        goal = tokenizer.encode_goal(example.goal, max_goal_tokens, tactic_identifiers(example.tactic))
-        out.append(EncodedExample(goal, tactic, example.steps))
+        key = (example.goal, example.tactic)
+        if key not in done:
+            tactic = tokenizer.encode_tactic(example.tactic, max_tactic_tokens + 1, example.goal)
+            done[key] = None if len(tactic) > max_tactic_tokens else (
+                tokenizer.encode_goal(example.goal, max_goal_tokens, tactic_identifiers(example.tactic)), tactic)
+        ids = done[key]
+        if ids is not None:
+            out.append(EncodedExample(ids[0], ids[1], example.steps))
     return out
 
 

@@ -5,7 +5,14 @@ under `<out_dir>/tb`, a resumable checkpoint `<out_dir>/last` (weights + optimiz
 position in the epoch's data order, so a resumed run sees exactly the batches it would have seen)
 and `<out_dir>/best`, the checkpoint with the lowest teacher-forced tactic loss on the whole
 validation file. Metrics: `networks.train_eval`. Data: ssreflect tactics dropped, sources
-reweighted (`networks.dataset`). CPU by default, CUDA when present.
+reweighted (`networks.dataset`). CPU by default, CUDA when present; `precision=bf16` runs the
+forward and backward passes under bfloat16 autocast on CUDA (weights and optimizer stay float32).
+
+A run sized by time rather than steps (`max_steps=0`, `max_minutes=M`, e.g. a lent GPU for a few
+minutes): the first `calibration_steps` steps (inside the warm-up) measure the seconds a step
+takes, and the cosine schedule is then laid over the steps that fit in what is left of the M
+minutes (less a reserve for evaluations); the resolved `max_steps` is saved with the run, so a
+resumed run keeps the same schedule.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import json
 import math
 import random
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import torch
@@ -54,8 +61,10 @@ class PretrainConfig:
     lr: float = 1e-3
     weight_decay: float = 0.01
     warmup_steps: int = 200
-    max_steps: int = 20000
+    max_steps: int = 20000  # 0 = size the schedule by `max_minutes` (calibrated, see the module doc)
     max_minutes: float = 0.0  # 0 = no time limit for this session
+    calibration_steps: int = 50  # with max_steps=0: steps timed before the schedule is laid out
+    precision: str = "fp32"  # fp32 | bf16 (bfloat16 autocast, CUDA only)
     session_steps: int = 0  # 0 = no limit; else stop this session after that many steps
     value_weight: float = 0.1
     grad_clip: float = 1.0
@@ -81,7 +90,20 @@ class PretrainConfig:
             values["model"] = ProverModelConfig.from_dict(values["model"])
         if values.get("source_weights") is not None:
             values["source_weights"] = {str(k): float(v) for k, v in dict(values["source_weights"]).items()}
-        return cls(**values)
+        config = cls(**values)
+        if config.precision not in ("fp32", "bf16"):
+            raise ValueError(f"precision must be fp32 or bf16, not {config.precision!r}")
+        if config.max_steps <= 0 and config.max_minutes <= 0:
+            raise ValueError("max_steps=0 sizes the run by time: give max_minutes > 0")
+        if config.max_steps <= 0 and config.calibration_steps >= config.warmup_steps:
+            raise ValueError("calibration_steps must be below warmup_steps (the schedule is laid out after them)")
+        return config
+
+
+def steps_that_fit(step: int, seconds_per_step: float, seconds_left: float, reserve: float = 0.08) -> int:
+    """The `max_steps` of a time-sized run: the steps taken so far plus those that fit in
+    `seconds_left` at `seconds_per_step`, keeping a `reserve` fraction for evaluations and saves."""
+    return step + max(1, int(seconds_left * (1 - reserve) / max(seconds_per_step, 1e-6)))
 
 
 def learning_rate(step: int, cfg: PretrainConfig) -> float:
@@ -145,13 +167,18 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         step, epoch = state["step"], state["epoch"]
         best = state.get("best_policy_loss", math.inf)
         batch_in_epoch = state.get("batch_in_epoch", 0)
+        if cfg.max_steps <= 0 and state.get("max_steps"):
+            cfg = replace(cfg, max_steps=int(state["max_steps"]))  # the schedule this run laid out
+    use_bf16 = cfg.precision == "bf16" and device.type == "cuda"
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
 
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(out / "tb"))
     started = time.monotonic()
     metrics: dict[str, float] = {}
-    bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", unit="step")
+    bar = tqdm(total=cfg.max_steps or None, initial=step, desc="pretrain", unit="step")
 
     def checkpoint(kind: str) -> None:
         meta = {"step": step, "epoch": epoch, "metrics": metrics, "config": _jsonable(cfg),
@@ -160,7 +187,8 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         save_checkpoint(out / kind, model, tokenizer, meta)
         if kind == "last":
             torch.save({"optimizer": optimizer.state_dict(), "step": step, "best_policy_loss": best,
-                        "epoch": epoch, "batch_in_epoch": batch_in_epoch}, out / kind / "training_state.pt")
+                        "epoch": epoch, "batch_in_epoch": batch_in_epoch, "max_steps": cfg.max_steps},
+                       out / kind / "training_state.pt")
 
     def evaluate_and_save() -> None:
         """Valid metrics to TensorBoard; `best` when the teacher-forced tactic loss improves."""
@@ -185,16 +213,23 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
         return cfg.max_minutes > 0 and time.monotonic() - started > 60 * cfg.max_minutes
 
     loop_started = time.monotonic()
-    while step < cfg.max_steps and not out_of_time():
+    calibration_from, calibration_started = max(1, cfg.calibration_steps // 5), loop_started
+
+    def unfinished() -> bool:
+        return (cfg.max_steps <= 0 or step < cfg.max_steps) and not out_of_time()
+
+    while unfinished():
         for index, batch in enumerate(batches(encoded, cfg.batch_size, tokenizer.pad_id, seed=cfg.seed + epoch)):
             if index < batch_in_epoch:
                 continue  # resumed mid-epoch: these batches were trained on before the stop
-            if step >= cfg.max_steps or out_of_time():
+            if not unfinished():
                 break
             batch = {k: v.to(device) for k, v in batch.items()}
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, cfg)
-            losses = model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"], cfg.value_weight)
+            with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=use_bf16):
+                losses = model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
+                               cfg.value_weight)
             optimizer.zero_grad(set_to_none=True)
             losses["loss"].backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
@@ -202,6 +237,17 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
             step += 1
             batch_in_epoch = index + 1
             bar.update(1)
+            if cfg.max_steps <= 0 and step - session_start_step in (calibration_from, cfg.calibration_steps):
+                if device.type == "cuda":
+                    torch.cuda.synchronize()
+                if step - session_start_step == calibration_from:  # the first steps (warm-up of kernels) not timed
+                    calibration_started = time.monotonic()
+                else:
+                    per_step = (time.monotonic() - calibration_started) / (cfg.calibration_steps - calibration_from)
+                    cfg = replace(cfg, max_steps=steps_that_fit(step, per_step,
+                                                                60 * cfg.max_minutes - (time.monotonic() - started)))
+                    bar.total = cfg.max_steps
+                    bar.write(f"calibrated: {per_step:.4f} s/step -> max_steps {cfg.max_steps}")
             if step % 20 == 0:
                 writer.add_scalar("train/loss", losses["loss"].item(), step)
                 writer.add_scalar("train/policy_loss", losses["policy_loss"].item(), step)

@@ -57,6 +57,13 @@ def _shards(directory: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+def read_episodes(directory: str | os.PathLike[str]) -> Iterator[Episode]:
+    """Every episode stored under a buffer `directory`, in the order added, read without opening the
+    buffer (nothing is created or written: for readers of a finished or running run)."""
+    for _, path in _shards(Path(directory)):
+        yield from _read_shard(path)[0]
+
+
 def _read_shard(path: Path) -> tuple[list[Episode], bool]:
     """The episodes of one shard, and whether it can be appended to (it ends with a complete,
     readable line). A torn last line is skipped with a warning; a bad line before the last raises."""
@@ -119,8 +126,7 @@ class ReplayBuffer:
 
     def episodes_iter(self) -> Iterator[Episode]:
         """Every stored episode, read back from disk in the order they were added."""
-        for _, path in _shards(self.directory):
-            yield from _read_shard(path)[0]
+        return read_episodes(self.directory)
 
     # -- adding ----------------------------------------------------------------------------
 

@@ -297,3 +297,31 @@ def test_value_fixed_goals_scores_one_runs_weights_on_another_runs_goals(tmp_pat
                  "--goals", "r000"]) == 0
     row = capsys.readouterr().out.strip().splitlines()[-1]
     assert row == f"| v000000 | {value_auc(str(weights), heldout):.3f} |"
+
+
+def test_export_proof_records_writes_each_proved_step_once_and_refuses_to_overwrite(tmp_path: Path, capsys) -> None:
+    from selfplay.episode import Episode, Outcome, TrainingRecord
+    from selfplay.replay_buffer import ReplayBuffer
+
+    run = tmp_path / "run"
+    step = TrainingRecord("x : R\n⊢ x = x", "reflexivity.", 1, "minif2f-rocq-train")
+    with ReplayBuffer(run / "buffer", capacity=16) as buffer:
+        buffer.add(Episode("minif2f-rocq-train/a", "minif2f-rocq-train", False, Outcome.PROVED, "reflexivity.",
+                           (step, TrainingRecord("⊢ 1 = 2", None, 5, "minif2f-rocq-train"))))
+        buffer.add(Episode("factory/b", "factory", False, Outcome.FAILED, None,
+                           (TrainingRecord("⊢ 3 = 4", None, 9, "factory"),)))
+        buffer.add(Episode("factory/c", "factory", False, Outcome.PROVED, "intros; lra.",
+                           (TrainingRecord("⊢ forall x : R, x = x", "intros; lra.", 1, "factory"),)))
+        buffer.add(Episode("minif2f-rocq-train/a", "minif2f-rocq-train", False, Outcome.PROVED, "reflexivity.",
+                           (step,)))
+    out = tmp_path / "records.jsonl"
+    assert main(["analyze", str(run), "export-proof-records", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r["tactic"], r["lemma"]) for r in rows] == [("intros; lra.", "factory/c"),
+                                                         ("reflexivity.", "minif2f-rocq-train/a")]
+    assert "2 records from 2 proved problems" in capsys.readouterr().out
+    assert main(["analyze", str(run), "export-proof-records", str(out)]) == 2
+    assert "exists (pass --force" in capsys.readouterr().err
+    assert main(["analyze", str(run), "export-proof-records", str(out), "--force", "--sources", "factory"]) == 0
+    assert [json.loads(line)["lemma"] for line in out.read_text(encoding="utf-8").splitlines()] == ["factory/c"]
+    assert main(["analyze", str(tmp_path), "export-proof-records", str(out)]) == 2

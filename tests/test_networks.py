@@ -14,7 +14,7 @@ from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import evaluate_goals, score_tactics, score_token_ids
 from networks.tokenizer import ProofTokenizer, hypothesis_names
-from networks.train import PretrainConfig, pretrain
+from networks.train import PretrainConfig, pretrain, steps_that_fit
 from search.evaluator import EvalRequest
 
 EXAMPLES = [
@@ -322,3 +322,34 @@ def test_ssreflect_filter_and_source_weights() -> None:
                 Example("g", "t", 1, "Coquelicot/Hierarchy.v")]
     weighted = reweight(examples, {"theories/Reals/": 3.0, "Coquelicot": 0.0}, seed=0)
     assert [e.source for e in weighted] == ["theories/Reals/Rbase.v"] * 3 + ["theories/Lists/List.v"]
+
+
+def test_steps_that_fit_keeps_a_reserve() -> None:
+    assert steps_that_fit(50, 0.1, 100.0, reserve=0.0) == 1050
+    assert steps_that_fit(50, 0.1, 100.0) == 50 + 920
+    assert steps_that_fit(50, 10.0, 1.0) == 51  # at least one more step
+
+
+def test_pretrain_sized_by_time_calibrates_and_keeps_its_schedule(tmp_path: Path) -> None:
+    """max_steps=0 with max_minutes: the schedule is laid out after `calibration_steps` timed steps,
+    saved with the run and kept by a resumed session; bad settings are one-line errors."""
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"goal": e.goal, "tactic": e.tactic, "steps": e.steps, "source": "t"}) + "\n"
+                            for e in EXAMPLES * 4), encoding="utf-8")
+    base = {"train_file": str(data), "valid_file": str(data), "out_dir": str(tmp_path / "run"),
+            "model": {**TINY.to_dict()}, "vocab_size": 300, "batch_size": 8, "warmup_steps": 4,
+            "calibration_steps": 3, "max_steps": 0, "max_minutes": 0.5, "eval_every": 10**6,
+            "eval_examples": 2, "eval_beams": 2, "source_weights": {}}
+    pretrain(PretrainConfig.from_dict({**base, "session_steps": 5}))
+    state = torch.load(tmp_path / "run" / "last" / "training_state.pt", weights_only=False)
+    assert state["step"] == 5 and state["max_steps"] > 5  # laid out at step 3 over the 30 s budget
+    laid_out = state["max_steps"]
+    resumed = pretrain(PretrainConfig.from_dict({**base, "session_steps": 2}))
+    again = torch.load(tmp_path / "run" / "last" / "training_state.pt", weights_only=False)
+    assert resumed["step"] == 7 and again["max_steps"] == laid_out
+    with pytest.raises(ValueError, match="give max_minutes"):
+        PretrainConfig.from_dict({**base, "max_minutes": 0})
+    with pytest.raises(ValueError, match="below warmup_steps"):
+        PretrainConfig.from_dict({**base, "calibration_steps": 4})
+    with pytest.raises(ValueError, match="precision must be fp32 or bf16"):
+        PretrainConfig.from_dict({**base, "precision": "fp16"})
