@@ -2,8 +2,12 @@
 eager and the cost-aware expansion (`mcts.expansion`) side by side in one run, on a tuning split.
 
     PYTHONPATH=. .venv/bin/python benchmarks/search_depth.py [--benchmark minif2f-rocq-train] \\
-        [--every 16] [--limit 0] [--seconds 30] [--methods mcts-fixed,mcts-mixed] \\
+        [--every 16] [--skip 0] [--limit 0] [--seconds 30] [--methods mcts-fixed,mcts-mixed] \\
         [--modes eager,cost] [--checkpoint DIR]
+
+A mode is an expansion (`eager`, `cost`), optionally with the cheap width of cost mode:
+`cost:0` is cost mode sending every cheap proposal at once (before `mcts.cheap_first_k`),
+`cost:12` sends a non-root goal's 12 most likely cheap proposals first.
 
 Issue #40: with every proposal sent at a goal's first expansion, the automation families run to
 their 1–3 s timeouts on every new subgoal, so a search makes few simulations and stays one or two
@@ -111,6 +115,17 @@ def search_action(method: str) -> ActionMode:
     return ActionMode.parse(suffix)
 
 
+def mode_config(mode: str) -> MCTSConfig:
+    """The MCTS configuration of a mode: `eager`, `cost`, or `cost:K` (`cheap_first_k` = K);
+    ValueError for anything else."""
+    expansion, colon, width = mode.partition(":")
+    if not colon:
+        return MCTSConfig(expansion=expansion)
+    if expansion != "cost" or not width.isdigit():
+        raise ValueError(f"{mode!r}: only cost mode takes a cheap width, as cost:K with K >= 0")
+    return MCTSConfig(expansion=expansion, cheap_first_k=int(width))
+
+
 def run_depth(problems: Sequence[tuple[str, Theorem]], env: ProofEnv, methods: Sequence[str], modes: Sequence[str],
               budget: Budget, make_evaluator: Callable[[ActionMode], Evaluator],
               report: Callable[[str], None] = print) -> dict[tuple[str, str], ModeTotals]:
@@ -125,7 +140,7 @@ def run_depth(problems: Sequence[tuple[str, Theorem]], env: ProofEnv, methods: S
             continue
         cells = []
         for (method, mode), evaluator in evaluators.items():
-            settings = SearchSettings(mcts=MCTSConfig(expansion=mode))
+            settings = SearchSettings(mcts=mode_config(mode))
             outcome = solve(theorem, env, evaluator, Method.MCTS, settings, budget, random.Random(0))
             totals[(method, mode)].add(outcome)
             cells.append(f"{method}/{mode}: {'proved' if outcome.proved else 'open':6} "
@@ -153,9 +168,11 @@ def main() -> None:
     parser.add_argument("--benchmark", default="minif2f-rocq-train")
     parser.add_argument("--every", type=int, default=16, help="every n-th problem of the benchmark")
     parser.add_argument("--limit", type=int, default=0, help="at most this many problems (0 = all)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N chosen problems (before --limit)")
     parser.add_argument("--seconds", type=float, default=30.0, help="search seconds per problem")
     parser.add_argument("--methods", default="mcts-fixed", help="comma-separated mcts-<actions> labels")
-    parser.add_argument("--modes", default=",".join(EXPANSIONS), help="expansion modes, the baseline first")
+    parser.add_argument("--modes", default=",".join(EXPANSIONS),
+                        help="expansion modes (eager, cost, cost:K), the baseline first")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     args = parser.parse_args()
     try:
@@ -164,12 +181,13 @@ def main() -> None:
         for method in methods:
             search_action(method)
         for mode in modes:
-            MCTSConfig(expansion=mode)
+            mode_config(mode)
         if args.every < 1 or args.seconds <= 0 or not methods or not modes:
             raise ValueError("--every, --seconds, --methods and --modes must be positive and non-empty")
         chosen = [p for p in load_benchmark(args.benchmark)[:: args.every] if p.theorem is not None]
     except ValueError as error:
         parser.exit(2, f"search_depth: error: {error}\n")
+    chosen = chosen[max(0, args.skip):]
     chosen = chosen[: args.limit] if args.limit else chosen
     dev = [p.name for p in chosen if dev_problem_of(p.name, p.theorem)]
     if dev:

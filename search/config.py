@@ -95,10 +95,16 @@ class MCTSConfig:
                               "eager" — its pending proposals by prior alone, as `first_expansion_k`
                               says (the behaviour before issue #40); "cost" (default) — `search.cost`: the root sends everything, any other goal
                               sends its cheap proposals (policy samples, decision procedures,
-                              hypothesis tactics; the top k with k > 0) and keeps its expensive
+                              hypothesis tactics; the top `cheap_first_k`) and keeps its expensive
                               automation (families with a time limit >= 1 s: hints, rewrite, cases,
                               psatz) pending until every cheap tactic failed or its visits grant it
                               the expected prover seconds (`cost_c`, `cost_alpha`).
+      cheap_first_k:          with expansion "cost", cheap proposals a non-root goal sends per
+                              expansion, most likely first (policy prior; the fixed list in its
+                              own order): the next k come as its visits grant a new expansion, or
+                              at once when every tactic it sent failed. The root sends all of its
+                              own (as `first_expansion_k` says). 0 = `first_expansion_k` at every
+                              goal (every cheap proposal at once with both 0: cost mode before it).
       cost_c, cost_alpha:     with expansion "cost", a non-root goal may spend up to
                               cost_c · visits^cost_alpha expected prover seconds on expensive
                               tactics (each family's limit until measured, then its running mean).
@@ -141,6 +147,11 @@ class MCTSConfig:
     # mcts-fixed, 30 s, two runs): proved 4 = 4 and 4 = 4, median simulations per minute on failed
     # problems 54.6 → 70.4 and 78.0 → 104.0, prover seconds per simulation 0.92 → 0.64 and 0.71 → 0.40.
     expansion: str = "cost"
+    # 8 by measurement (benchmarks/search_depth.py, minif2f-rocq-train --every 16, 12 problems in two
+    # runs, mcts-fixed, 30 s, noisy shared machine): proved 4 = 4 = 4 (eager, k = 0, k = 8, all at the
+    # root), median simulations per minute on failed problems 120.7 / 172.7 / 987.7 and 88.7 / 128.8 /
+    # 1025.0, mean depth 2.09× and 2.00× eager's; k = 12 (first run): 694.9, the same depth.
+    cheap_first_k: int = 8
     cost_c: float = 0.2
     cost_alpha: float = 0.8
     num_samples: int = 32
@@ -161,6 +172,7 @@ class MCTSConfig:
         _require(self.expansion in EXPANSIONS,
                  f"unknown expansion {self.expansion!r} (choose from {', '.join(EXPANSIONS)})")
         _require(self.cost_c >= 0 and self.cost_alpha >= 0, "cost_c and cost_alpha must be >= 0")
+        _require(self.cheap_first_k >= 0, "cheap_first_k must be >= 0 (0 = as first_expansion_k)")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MCTSConfig":

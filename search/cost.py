@@ -16,17 +16,30 @@ only where they are likely to pay:
   expensive tactics separately and reads each result's own `elapsed` when the env reports one).
 * **who sends what** (`CostModel.choose`, in place of `search.widening.take`):
   - the root, and a goal with no open tactic that was expanded before (every tactic it sent
-    failed) or has no cheap proposal (none was made), send every expensive proposal — with the
-    cheap ones of a new round, if any: nothing the eager expansion proves from the root is lost,
-    and a goal only the families can close gets them at its next expansion;
-  - any other goal sends its cheap proposals (the top k with `first_expansion_k` = k) and, most
-    likely first, the expensive ones whose expected cost fits its allowance
-    `cost_c · visits^cost_alpha` prover seconds minus what it already spent on expensive tactics;
-    the rest stay pending for a later expansion (progressive widening by cost).
+    failed) or has no cheap proposal (none was made), once this expansion's batch leaves no cheap
+    proposal of an earlier round unsent, send every expensive proposal — with the
+    cheap ones of a new round, if any (the root sends all its cheap ones too, with the default
+    `first_expansion_k` = 0): nothing the eager expansion proves from the root is lost, and a goal
+    only the families can close gets them once its cheap proposals are spent;
+  - any other goal sends its top k cheap proposals by prior (k = `cheap_first_k`, else
+    `first_expansion_k`; 0 = all of them) and, most likely first, the expensive ones whose
+    expected cost fits its allowance `cost_c · visits^cost_alpha` prover seconds minus what it
+    already spent on expensive tactics; the rest stay pending for a later expansion (progressive
+    widening by prior for the cheap ones, by cost for the expensive ones). A later expansion comes
+    as progressive sampling's rule on visits grants it, or at once when every tactic the goal sent
+    failed (`search.selection.needs_sampling`), so a goal with untried proposals is never a dead
+    end; its expensive proposals wait for its cheap ones as the first rule says (with k = 0 the
+    batch never leaves one: all of them go at its second expansion, as before). Why k for the
+    cheap ones too: a new goal's 50–80 cheap proposals (policy samples, the fixed list,
+    hypothesis tactics) cost seconds of prover time together, paid before the search could look
+    past the goal; with the most likely k first, a goal one of them opens is passed at once.
 
 Identical goals reached by different paths are one node of the graph (`SearchTree` merges by
-text) and a node never resends a tactic it tried (`OrNode.tried`), so within a search every
-automation outcome is computed once per goal text. Pure: no prover, no network.
+text: one pending list, one widening schedule and one allowance for every route) and a node never
+resends a tactic it tried (`OrNode.tried`), so within a search every automation outcome is
+computed once per goal text. The graph and the `CostModel` belong to one search: nothing carries
+over to another, and every proof is re-checked by the kernel at the end (`search.solve`). Pure: no
+prover, no network.
 """
 
 from __future__ import annotations
@@ -60,12 +73,15 @@ class CostModel:
 
     Fields:
       c, alpha: a non-root goal's allowance for expensive tactics is c · visits^alpha seconds.
+      cheap_k:  cheap proposals a non-root goal sends per expansion, most likely first
+                (`MCTSConfig.cheap_first_k`); 0 = the `width` `choose` is given, as at the root.
       calls, seconds: per family, the calls measured and their summed prover seconds.
       spent:    per node id, the expected seconds of the expensive tactics it has sent.
     """
 
     c: float
     alpha: float
+    cheap_k: int = 0
     calls: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     spent: dict[int, float] = field(default_factory=dict)
@@ -87,16 +103,25 @@ class CostModel:
         """Expected seconds the goal may still spend on expensive tactics: c · visits^alpha − spent."""
         return self.c * visits ** self.alpha - self.spent.get(node_id, 0.0)
 
-    def choose(self, tree: SearchTree, node_id: int, width: int) -> list[tuple[str, float]]:
+    def cheap_width(self, node_id: int, width: int) -> int:
+        """How many cheap proposals this goal sends per expansion: `width` at the root (0 = all:
+        the root loses nothing the eager expansion proves), `cheap_k` elsewhere when it is set."""
+        return width if node_id == 0 or self.cheap_k <= 0 else self.cheap_k
+
+    def choose(self, tree: SearchTree, node_id: int, width: int, fresh: bool = False) -> list[tuple[str, float]]:
         """Remove and return the pending proposals this expansion of the goal sends (module
-        docstring): cheap ones first (the top `width`, all with 0), then expensive ones, each group
-        most likely first; ties keep the order of proposal."""
+        docstring): cheap ones first (the top `cheap_width`, all with 0), then expensive ones, each
+        group most likely first; ties keep the order of proposal (the fixed list's own order).
+        `fresh`: the goal's pending proposals came from the round asked for this expansion (its
+        earlier cheap ones were all sent), so none of an earlier round is left unsent."""
         node = tree.nodes[node_id]
         ranked = sorted(node.pending.items(), key=lambda item: -item[1])
         cheap = [job for job in ranked if not is_expensive(job[0])]
         dear = [job for job in ranked if is_expensive(job[0])]
-        chosen = cheap if width <= 0 else cheap[:width]
-        if node_id == 0 or (not node.open_edges() and (node.expanded or not cheap)):
+        k = self.cheap_width(node_id, width)
+        chosen = cheap if k <= 0 else cheap[:k]
+        earlier_cheap_left = not fresh and len(chosen) < len(cheap)
+        if node_id == 0 or (not node.open_edges() and (node.expanded or not cheap) and not earlier_cheap_left):
             granted = dear
         else:
             granted, left = [], self.allowance(node_id, node.visits)

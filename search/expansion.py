@@ -13,8 +13,9 @@ used its last allowed round, is exhausted (it can then fail). An expansion cut s
 budget is not counted; what it did not send stays pending.
 
 With a `CostModel` (`mcts.expansion = "cost"`, `search.cost`) a goal's expansion sends what the
-model chooses instead of the top k: cheap proposals, and expensive ones only at the root, when
-every cheap one failed, or as the goal's visits grant it prover seconds. Cheap tactics go to the
+model chooses instead of the top k: cheap proposals (all of them at the root, the top
+`cheap_first_k` by prior elsewhere), and expensive ones only at the root, when every cheap one
+failed, or as the goal's visits grant it prover seconds. Cheap tactics go to the
 prover before expensive ones and never in the same `apply_many` batch, and every call's measured
 seconds feed the model's per-family mean. A goal asks for a new round when no cheap proposal is
 pending (expensive ones may still wait).
@@ -193,7 +194,9 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
     if cost is None:
         unsent = [(node_id, job) for node_id in node_ids for job in take(tree.nodes[node_id], width)]
     else:
-        unsent = cheap_first([(node_id, job) for node_id in node_ids for job in cost.choose(tree, node_id, width)])
+        fresh = set(asking)
+        unsent = cheap_first([(node_id, job) for node_id in node_ids
+                              for job in cost.choose(tree, node_id, width, fresh=node_id in fresh)])
     while unsent:
         size = clock.prover_chunk(PROVER_CHUNK)
         # a goal proved by an earlier chunk needs no more tactics

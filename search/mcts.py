@@ -7,8 +7,8 @@ sampling (`selection.needs_sampling`). Virtual loss on each walk's path pushes t
 elsewhere. Then ONE evaluator call and batched prover calls expand all the leaves at once
 (`expansion.expand`; with `first_expansion_k` = k a leaf sends only its k most likely untried
 proposals, the rest wait for its next expansion: `search.widening`; with `expansion` = "cost" a
-non-root goal sends its cheap proposals first and its expensive automation as its visits grant
-prover seconds: `search.cost`), and each walk is backed up:
+non-root goal sends its `cheap_first_k` most likely cheap proposals first, the rest of them and
+its expensive automation as its visits grant it: `search.cost`), and each walk is backed up:
 
     leaf value  = 0 if the goal got proved, no_legal_actions_value if it failed,
                   else the evaluator's value
@@ -107,7 +107,7 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
     tree = SearchTree(root)
     stats = SearchStats()
     clock = BudgetClock(budget, stats)
-    cost = CostModel(config.cost_c, config.cost_alpha) if config.expansion == "cost" else None
+    cost = CostModel(config.cost_c, config.cost_alpha, config.cheap_first_k) if config.expansion == "cost" else None
     while tree.root.status is Status.OPEN and not clock.spent():
         left = clock.simulations_left()
         batch = config.num_parallel if left is None else min(config.num_parallel, left)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.search_depth import FIELDS, run_depth, search_action, table
+from benchmarks.search_depth import FIELDS, mode_config, run_depth, search_action, table
 from fake_env import TableEnv, TableEvaluator
 from lean_interface.api import Goal, Theorem
 from search.action_set import ActionMode
@@ -60,3 +60,12 @@ def test_only_mcts_labels_name_an_action_set() -> None:
     for bad in ("bfs-fixed", "mcts", "mcts-magic"):
         with pytest.raises(ValueError):
             search_action(bad)
+
+
+def test_a_mode_may_name_the_cheap_width_of_cost_mode() -> None:
+    assert mode_config("cost:12").cheap_first_k == 12 and mode_config("cost:12").expansion == "cost"
+    assert mode_config("cost").cheap_first_k == mode_config("eager").cheap_first_k   # the default
+    assert mode_config("eager").expansion == "eager"
+    for bad in ("eager:8", "cost:x", "cost:-1", "lazy"):
+        with pytest.raises(ValueError):
+            mode_config(bad)
