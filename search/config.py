@@ -33,8 +33,9 @@ def config_from_dict(cls: type[T], data: dict[str, Any], label: str | None = Non
 
 
 
-#: the values of `MCTSConfig.expansion`: every proposal by prior ("eager"), or cheap first ("cost")
-EXPANSIONS = ("eager", "cost")
+#: the values of `MCTSConfig.expansion`: every proposal by prior ("eager"), cheap first ("cost"), cheap
+#: first with cheap kinds that prove slow in this search deferred too ("measured"; `search.cost`)
+EXPANSIONS = ("eager", "cost", "measured")
 
 
 def _require(condition: bool, message: str) -> None:
@@ -98,7 +99,9 @@ class MCTSConfig:
                               hypothesis tactics; the top `cheap_first_k`) and keeps its expensive
                               automation (families with a time limit >= 1 s: hints, rewrite, cases,
                               psatz) pending until every cheap tactic failed or its visits grant it
-                              the expected prover seconds (`cost_c`, `cost_alpha`).
+                              the expected prover seconds (`cost_c`, `cost_alpha`); "measured" —
+                              "cost", and a cheap tactic whose head (`nra`, `nia`, …) averages
+                              >= 1 s over 3 calls in this search waits as the expensive ones do.
       cheap_first_k:          with expansion "cost", cheap proposals a non-root goal sends per
                               expansion, most likely first (policy prior; the fixed list in its
                               own order): the next k come as its visits grant a new expansion, or

@@ -34,6 +34,14 @@ only where they are likely to pay:
     hypothesis tactics) cost seconds of prover time together, paid before the search could look
     past the goal; with the most likely k first, a goal one of them opens is passed at once.
 
+**Measured** (`mcts.expansion = "measured"`): the same, and a cheap tactic whose kind turns out slow
+in this search is treated as expensive from then on. Its kind is its head: the first word of
+its last `;` step (`intros; nra.` → `nra`, `apply sqrt_lem_1; lra.` → `lra`). Once a head has
+`SLOW_HEAD_CALLS` calls averaging at least `EXPENSIVE_SECONDS`, its tactics wait at non-root goals
+as the expensive families do (the root still sends everything). Why: the decision procedures and
+the policy's nonlinear steps (`nra.`, `nia.`) are cheap by family but run to the prover's
+per-tactic timeout (5 s) on goals they cannot close, and the search learns that within seconds.
+
 Identical goals reached by different paths are one node of the graph (`SearchTree` merges by
 text: one pending list, one widening schedule and one allowance for every route) and a node never
 resends a tactic it tried (`OrNode.tried`), so within a search every automation outcome is
@@ -44,6 +52,8 @@ prover, no network.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -56,6 +66,17 @@ EXPENSIVE_SECONDS = 1
 FAMILY_LIMITS: dict[str, int] = {family.name: family.seconds for family in FAMILIES}
 #: expected seconds of a cheap tactic whose family has not been measured yet in this search
 CHEAP_PRIOR_SECONDS = 0.05
+#: measured mode: calls of a head before its mean decides whether it is slow
+SLOW_HEAD_CALLS = 3
+
+_LAST_STEP_HEAD = re.compile(r"([A-Za-z_][\w']*)[^;]*$")
+
+
+def tactic_head(tactic: str) -> str:
+    """The first word of a tactic's last `;` step: the kind whose cost the measured mode learns
+    (`intros; nra.` → `nra`, `timeout 3 (intros; psatz R 2).` → `psatz`)."""
+    match = _LAST_STEP_HEAD.search(tactic.strip().rstrip("."))
+    return match.group(1) if match else ""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -82,18 +103,37 @@ class CostModel:
     c: float
     alpha: float
     cheap_k: int = 0
+    measure_heads: bool = False
     calls: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     spent: dict[int, float] = field(default_factory=dict)
+    head_calls: dict[str, int] = field(default_factory=dict)
+    head_seconds: dict[str, float] = field(default_factory=dict)
+    slow_heads: set[str] = field(default_factory=set)
+
+    def expensive(self, tactic: str) -> bool:
+        """Expensive by family (`is_expensive`), or, measuring heads, by its head's mean so far."""
+        return is_expensive(tactic) or (bool(self.slow_heads) and tactic_head(tactic) in self.slow_heads)
 
     def record(self, tactic: str, seconds: float) -> None:
         """Add one measured prover call of `tactic` to its family's running mean."""
         family = family_of(tactic)
         self.calls[family] = self.calls.get(family, 0) + 1
         self.seconds[family] = self.seconds.get(family, 0.0) + max(0.0, seconds)
+        if self.measure_heads and not is_expensive(tactic):
+            head = tactic_head(tactic)
+            self.head_calls[head] = calls = self.head_calls.get(head, 0) + 1
+            self.head_seconds[head] = total = self.head_seconds.get(head, 0.0) + max(0.0, seconds)
+            if calls >= SLOW_HEAD_CALLS and total / calls >= EXPENSIVE_SECONDS:
+                self.slow_heads.add(head)
+            else:
+                self.slow_heads.discard(head)
 
     def expected_seconds(self, tactic: str) -> float:
         """The family's measured mean seconds per call, else its time limit (cheap: a small prior)."""
+        head = tactic_head(tactic) if self.slow_heads else ""
+        if head in self.slow_heads:
+            return self.head_seconds[head] / self.head_calls[head]
         family = family_of(tactic)
         if self.calls.get(family):
             return self.seconds[family] / self.calls[family]
@@ -116,8 +156,8 @@ class CostModel:
         earlier cheap ones were all sent), so none of an earlier round is left unsent."""
         node = tree.nodes[node_id]
         ranked = sorted(node.pending.items(), key=lambda item: -item[1])
-        cheap = [job for job in ranked if not is_expensive(job[0])]
-        dear = [job for job in ranked if is_expensive(job[0])]
+        cheap = [job for job in ranked if not self.expensive(job[0])]
+        dear = [job for job in ranked if self.expensive(job[0])]
         k = self.cheap_width(node_id, width)
         chosen = cheap if k <= 0 else cheap[:k]
         earlier_cheap_left = not fresh and len(chosen) < len(cheap)
@@ -138,23 +178,26 @@ class CostModel:
 
     def has_cheap_pending(self, tree: SearchTree, node_id: int) -> bool:
         """Whether the goal still has a cheap proposal waiting (then it needs no new round yet)."""
-        return any(not is_expensive(tactic) for tactic in tree.nodes[node_id].pending)
+        return any(not self.expensive(tactic) for tactic in tree.nodes[node_id].pending)
 
 
-def cheap_first(jobs: list[tuple[int, tuple[str, float]]]) -> list[tuple[int, tuple[str, float]]]:
+def cheap_first(jobs: list[tuple[int, tuple[str, float]]],
+                expensive: Callable[[str], bool] = is_expensive) -> list[tuple[int, tuple[str, float]]]:
     """(node id, (tactic, log-prob)) jobs with every cheap one before every expensive one, order
-    otherwise kept: a goal closed by a cheap tactic never pays for its expensive ones."""
-    return sorted(jobs, key=lambda job: is_expensive(job[1][0]))
+    otherwise kept: a goal closed by a cheap tactic never pays for its expensive ones.
+    `expensive`: the classification (a `CostModel.expensive` in measured mode)."""
+    return sorted(jobs, key=lambda job: expensive(job[1][0]))
 
 
-def same_class_prefix(jobs: list[tuple[int, tuple[str, float]]], size: int) -> list[tuple[int, tuple[str, float]]]:
+def same_class_prefix(jobs: list[tuple[int, tuple[str, float]]], size: int,
+                      expensive: Callable[[str], bool] = is_expensive) -> list[tuple[int, tuple[str, float]]]:
     """The first `size` jobs, cut where cheap turns into expensive: one `apply_many` batch never
     mixes the two, so a batch's time is attributed to one class."""
     chunk = jobs[:size]
     if not chunk:
         return chunk
-    first = is_expensive(chunk[0][1][0])
+    first = expensive(chunk[0][1][0])
     for index, (_, (tactic, _)) in enumerate(chunk):
-        if is_expensive(tactic) != first:
+        if expensive(tactic) != first:
             return chunk[:index]
     return chunk

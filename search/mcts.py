@@ -107,7 +107,8 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
     tree = SearchTree(root)
     stats = SearchStats()
     clock = BudgetClock(budget, stats)
-    cost = CostModel(config.cost_c, config.cost_alpha, config.cheap_first_k) if config.expansion == "cost" else None
+    cost = None if config.expansion == "eager" else CostModel(config.cost_c, config.cost_alpha, config.cheap_first_k,
+                                                              measure_heads=config.expansion == "measured")
     while tree.root.status is Status.OPEN and not clock.spent():
         left = clock.simulations_left()
         batch = config.num_parallel if left is None else min(config.num_parallel, left)
