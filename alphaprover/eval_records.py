@@ -32,6 +32,8 @@ class ProblemRecord:
     proof: str | None = None
     message: str = ""
     families: tuple[str, ...] = ()
+    max_depth: int = 0  # the deepest goal the search reached (tactics from the root; MCTS/BFS)
+    prover_seconds: float = 0.0  # of `seconds`, the time spent in prover calls
 
     def key(self) -> tuple[str, str, float, int]:
         return (self.method, self.problem, self.budget_seconds, self.budget_simulations)

@@ -151,7 +151,8 @@ class ProblemRunner:
             status=Outcome.PROVED if outcome.proved else Outcome.FAILED,
             seconds=round(outcome.total_seconds, 4), prover_calls=stats.prover_calls,
             simulations=stats.simulations, evaluator_calls=stats.evaluator_calls, proof=outcome.script,
-            message=outcome.incident, families=tuple(dict.fromkeys(f for _, f in outcome.closed_by)), **base,
+            message=outcome.incident, families=tuple(dict.fromkeys(f for _, f in outcome.closed_by)),
+            max_depth=stats.max_depth, prover_seconds=round(stats.prover_seconds, 3), **base,
         )
 
     def close(self) -> None:

@@ -125,6 +125,9 @@ def test_eval_is_resumable_and_writes_table_and_plot(tmp_path: Path) -> None:
     assert statuses[("portfolio", "amc12a_2019_p21")] == "bad_statement"
     assert statuses[("portfolio", "mathd_numbertheory_101")] == "proved"
     assert all(r["proof"] for r in after if r["status"] == "proved")
+    searched = [r for r in after if r["method"] == "mcts-fixed" and r["status"] in ("proved", "failed")]
+    assert searched and all(r["max_depth"] >= 0 and 0 < r["prover_seconds"] <= r["seconds"] for r in searched)
+    assert max(r["max_depth"] for r in searched) >= 1  # a search's depth is recorded, not left at 0
     assert "| portfolio |" in out.with_suffix(".md").read_text()
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 
