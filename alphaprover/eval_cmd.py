@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
-from alphaprover.eval_report import markdown_table, plot_pass_rate, summarise
+from alphaprover.eval_report import markdown_table, plot_pass_rate, search_depth_table, summarise
 from alphaprover.eval_runner import ProblemRunner, parse_method_label, split_checkpoint
 from alphaprover.runtime import build_settings, policy_decoding, resolve_checkpoint, sampling_temperatures
 from lean_interface.problems.benchmarks import Problem, load_benchmark
@@ -131,6 +131,9 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
                and r.budget_seconds == float(budget["max_seconds"])
                and r.budget_simulations == int(budget["max_simulations"])]
     table = markdown_table(summarise(records))
+    depth = search_depth_table(records)
+    if depth:
+        table += "\n\nSearch depth and speed:\n\n" + depth
     title = f"{args.benchmark}: {len(problems)} problems, budget {budget['max_seconds']:g}s / {budget['max_simulations']} sims"
     plot_path = out.with_suffix(".png")
     plot_pass_rate(records, plot_path, title)

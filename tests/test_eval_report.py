@@ -6,7 +6,8 @@ import math
 from pathlib import Path
 
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
-from alphaprover.eval_report import markdown_table, plot_pass_rate, proved_fraction_curve, summarise
+from alphaprover.eval_report import (markdown_table, plot_pass_rate, proved_fraction_curve, search_depth_table,
+                                     summarise)
 from search.outcome import Outcome as Status
 
 
@@ -92,3 +93,18 @@ def test_pending_jobs_are_problem_major_and_skip_what_the_file_holds() -> None:
     done = {("m2", "p2", 20.0, 32), ("m1", "p2", 20.0, 8)}  # the second one is another budget
     jobs = pending_jobs(problems, ["m1", "m2"], done, 20.0, 32)
     assert [(p.name, m) for p, m in jobs] == [("p1", "m1"), ("p1", "m2"), ("p2", "m1")]
+
+
+def test_search_depth_table_reads_speed_and_depth_from_the_records() -> None:
+    def searched(problem: str, status: Status, seconds: float, sims: int, depth: int, prover: float) -> ProblemRecord:
+        return ProblemRecord(problem=problem, method="mcts", status=status, seconds=seconds, prover_calls=10,
+                             budget_seconds=60.0, budget_simulations=100, simulations=sims, max_depth=depth,
+                             prover_seconds=prover)
+
+    records = [searched("a", Status.FAILED, 60.0, 300, 6, 30.0), searched("b", Status.FAILED, 30.0, 50, 2, 20.0),
+               searched("c", Status.PROVED, 2.0, 10, 1, 1.0), _record("d", "portfolio", Status.PROVED, 1.0)]
+    table = search_depth_table(records)
+    # failed: 300/min and 100/min -> median 200; depths 6 and 2 -> 4; mean depth (6+2+1)/3; 51 s / 360 sims
+    assert "| mcts | 2 | 200 | 4.0 | 3.00 | 0.142 |" in table
+    assert "portfolio" not in table
+    assert search_depth_table([_record("d", "portfolio", Status.PROVED, 1.0)]) == ""
