@@ -116,14 +116,15 @@ def search_action(method: str) -> ActionMode:
 
 
 def mode_config(mode: str) -> MCTSConfig:
-    """The MCTS configuration of a mode: `eager`, `cost`, or `cost:K` (`cheap_first_k` = K);
-    ValueError for anything else."""
-    expansion, colon, width = mode.partition(":")
-    if not colon:
+    """The MCTS configuration of a mode: `eager`, `cost`, `measured`, or `cost:K` / `cost:K:S`
+    (`cheap_first_k` = K, `deep_samples` = S; the same for `measured`); ValueError otherwise."""
+    expansion, *numbers = mode.split(":")
+    if not numbers:
         return MCTSConfig(expansion=expansion)
-    if expansion != "cost" or not width.isdigit():
-        raise ValueError(f"{mode!r}: only cost mode takes a cheap width, as cost:K with K >= 0")
-    return MCTSConfig(expansion=expansion, cheap_first_k=int(width))
+    if expansion == "eager" or len(numbers) > 2 or not all(n.isdigit() for n in numbers):
+        raise ValueError(f"{mode!r}: only cost and measured modes take numbers, as cost:K or cost:K:S with K, S >= 0")
+    deep = int(numbers[1]) if len(numbers) == 2 else 0
+    return MCTSConfig(expansion=expansion, cheap_first_k=int(numbers[0]), deep_samples=deep)
 
 
 def run_depth(problems: Sequence[tuple[str, Theorem]], env: ProofEnv, methods: Sequence[str], modes: Sequence[str],
@@ -172,7 +173,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="search seconds per problem")
     parser.add_argument("--methods", default="mcts-fixed", help="comma-separated mcts-<actions> labels")
     parser.add_argument("--modes", default=",".join(EXPANSIONS),
-                        help="expansion modes (eager, cost, cost:K), the baseline first")
+                        help="expansion modes (eager, cost, measured, cost:K, cost:K:S), the baseline first")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     args = parser.parse_args()
     try:

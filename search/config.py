@@ -112,6 +112,10 @@ class MCTSConfig:
                               cost_c · visits^cost_alpha expected prover seconds on expensive
                               tactics (each family's limit until measured, then its running mean).
       num_samples:            tactics requested from the evaluator per expansion.
+      deep_samples:           > 0: tactics requested per round at a goal other than the root (the
+                              root keeps `num_samples`): with cheap widening a deep goal sends 8 at
+                              a time, so sampling fewer there buys network time. 0 (default) =
+                              `num_samples` everywhere.
       num_parallel:           simulations selected (with virtual loss) per evaluator call.
       virtual_loss:           value counted for each in-flight simulation through a tactic, so
                               parallel simulations spread over different leaves.
@@ -158,11 +162,13 @@ class MCTSConfig:
     cost_c: float = 0.2
     cost_alpha: float = 0.8
     num_samples: int = 32
+    deep_samples: int = 0
     num_parallel: int = 8
     virtual_loss: float = -40.0
 
     def __post_init__(self) -> None:
         _require(self.pb_c_base > 0, "pb_c_base must be > 0")
+        _require(self.deep_samples >= 0, "deep_samples must be >= 0 (0 = num_samples at every goal)")
         _require(self.prior_temperature > 0, "prior_temperature must be > 0")
         _require(0 < self.value_discount <= 1, "value_discount must be in (0, 1]")
         _require(self.c_and >= 0 and self.unvisited_penalty >= 0, "c_and and unvisited_penalty must be >= 0")

@@ -167,20 +167,22 @@ def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchSta
 
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
            prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0,
-           cost: CostModel | None = None) -> list[float]:
+           cost: CostModel | None = None, deep_samples: int = 0) -> list[float]:
     """Expand each of `node_ids` (distinct, OPEN goals) once: a goal with proposals pending sends
     the `width` most likely of them; any other goal gets a new evaluator round first (one batched
     call for all of them), whose new proposals join its pending list, and then sends its `width`
     most likely (`search.widening`; width 0 = every proposal at once). With `cost`, what is sent
     and when a round is asked follow `search.cost` (module docstring). Returns each goal's value
-    from the evaluator (clamped to <= 0)."""
+    from the evaluator (clamped to <= 0). `deep_samples` > 0: the tactics a round asks for at a goal
+    other than the root (`MCTSConfig.deep_samples`)."""
     stats = clock.stats
     if cost is None:
         asking = [n for n in node_ids if not tree.nodes[n].pending]
     else:
         asking = [n for n in node_ids
                   if not cost.has_cheap_pending(tree, n) and tree.nodes[n].rounds < max_expansions]
-    requests = [EvalRequest(tree.nodes[n].goal.text, num_samples, tree.nodes[n].rounds) for n in asking]
+    requests = [EvalRequest(tree.nodes[n].goal.text, deep_samples if n != 0 and deep_samples > 0 else num_samples,
+                            tree.nodes[n].rounds) for n in asking]
     evaluations = evaluate(evaluator, requests, stats) if requests else []
     nothing_new: set[int] = set()
     for node_id, evaluation in zip(asking, evaluations):

@@ -65,3 +65,15 @@ def test_measured_is_an_expansion_mode_and_an_eval_label_option() -> None:
 
     assert MCTSConfig(expansion="measured").expansion == "measured"
     assert split_expansion("mcts-mixed+measured") == ("mcts-mixed", "measured")
+
+
+def test_deep_samples_asks_fewer_tactics_below_the_root_only() -> None:
+    proposals = {"A": [("intros", -0.1)], "B": [("lia.", -0.2)]}
+    env, evaluator = TableEnv({("A", "intros"): ["B"]}), TableEvaluator(proposals)
+    tree = SearchTree(Goal("A", "A"))
+    for nodes in ([0], None):
+        expand(tree, nodes if nodes is not None else [tree.node_id("B")], evaluator, env, num_samples=32,
+               prior_temperature=1.0, max_expansions=8, clock=BudgetClock(Budget(max_simulations=100), SearchStats()),
+               cost=CostModel(0.2, 0.8), deep_samples=8)
+    assert [(r.goal, r.num_samples) for r in evaluator.requests] == [("A", 32), ("B", 8)]
+    assert MCTSConfig().deep_samples == 0

@@ -69,3 +69,12 @@ def test_a_mode_may_name_the_cheap_width_of_cost_mode() -> None:
     for bad in ("eager:8", "cost:x", "cost:-1", "lazy"):
         with pytest.raises(ValueError):
             mode_config(bad)
+
+
+def test_a_mode_may_name_deep_samples_and_the_measured_expansion() -> None:
+    config = mode_config("cost:8:16")
+    assert (config.expansion, config.cheap_first_k, config.deep_samples) == ("cost", 8, 16)
+    assert mode_config("measured:8").expansion == "measured" and mode_config("measured").deep_samples == 0
+    for bad in ("cost:8:16:2", "eager:8:16", "cost:8:x"):
+        with pytest.raises(ValueError):
+            mode_config(bad)
