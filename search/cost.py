@@ -72,9 +72,11 @@ SLOW_HEAD_CALLS = 3
 _LAST_STEP_HEAD = re.compile(r"([A-Za-z_][\w']*)[^;]*$")
 
 
+@lru_cache(maxsize=1 << 16)
 def tactic_head(tactic: str) -> str:
     """The first word of a tactic's last `;` step: the kind whose cost the measured mode learns
-    (`intros; nra.` → `nra`, `timeout 3 (intros; psatz R 2).` → `psatz`)."""
+    (`intros; nra.` → `nra`, `timeout 3 (intros; psatz R 2).` → `psatz`). Cached like
+    `is_expensive`: once a head is slow, every classification of every pending tactic asks it."""
     match = _LAST_STEP_HEAD.search(tactic.strip().rstrip("."))
     return match.group(1) if match else ""
 

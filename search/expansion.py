@@ -193,26 +193,26 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         if not offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature):
             nothing_new.add(node_id)
 
+    expensive = is_expensive if cost is None else cost.expensive
     if cost is None:
         unsent = [(node_id, job) for node_id in node_ids for job in take(tree.nodes[node_id], width)]
     else:
         fresh = set(asking)
         unsent = cheap_first([(node_id, job) for node_id in node_ids
-                              for job in cost.choose(tree, node_id, width, fresh=node_id in fresh)], cost.expensive)
+                              for job in cost.choose(tree, node_id, width, fresh=node_id in fresh)], expensive)
     while unsent:
         size = clock.prover_chunk(PROVER_CHUNK)
         # a goal proved by an earlier chunk needs no more tactics
         sendable = [job for job in unsent if tree.nodes[job[0]].status is Status.OPEN]
         if size <= 0 or not sendable:
             break
-        chunk = sendable[:size] if cost is None else same_class_prefix(sendable, size, cost.expensive)
+        chunk = sendable[:size] if cost is None else same_class_prefix(sendable, size, expensive)
         unsent = [job for job in unsent if job not in chunk]
         started = time.monotonic()
         results = env.apply_many([(tree.nodes[n].goal, tactic) for n, (tactic, _) in chunk])
         seconds = time.monotonic() - started
         stats.prover_seconds += seconds
         stats.prover_calls += len(chunk)
-        expensive = is_expensive if cost is None else cost.expensive
         stats.expensive_calls += sum(expensive(tactic) for _, (tactic, _) in chunk)
         for (node_id, (tactic, logprob)), result in zip(chunk, results):
             if cost is not None:
