@@ -20,6 +20,7 @@ In mixed mode the candidate list may also carry library lemmas about the goal's 
 from __future__ import annotations
 
 import enum
+import math
 from typing import Callable, Sequence
 
 from search.evaluator import EvalRequest, Evaluation, Evaluator
@@ -55,13 +56,26 @@ class MixedEvaluator:
         self.candidates = candidates
 
     def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
+        """Samples ∪ candidates priced by the policy; a glance (`EvalRequest.glance`) gets the
+        candidates at uniform priors (as the fixed evaluator gives them) with the network's value
+        alone: one value-only call (no samples, nothing to score) for all glances of the batch."""
         widened = [
             EvalRequest(r.goal, r.num_samples, r.round,
                         tuple(dict.fromkeys((*r.candidates, *self.candidates(r.goal)))) if r.round == 0
                         else r.candidates)
             for r in requests
         ]
-        return self.policy.evaluate(widened)
+        glances = [i for i, r in enumerate(requests) if r.glance]
+        full = [i for i, r in enumerate(requests) if not r.glance]
+        answers: list[Evaluation | None] = [None] * len(requests)
+        for i, evaluation in zip(full, self.policy.evaluate([widened[i] for i in full]) if full else []):
+            answers[i] = evaluation
+        values = self.policy.evaluate([EvalRequest(requests[i].goal, 0) for i in glances]) if glances else []
+        for i, valued in zip(glances, values):
+            tactics = widened[i].candidates
+            logprob = -math.log(len(tactics)) if tactics else 0.0
+            answers[i] = Evaluation(tuple((t, logprob) for t in tactics), valued.value)
+        return [a for a in answers if a is not None]
 
 
 def joined(*sources: Callable[[str], Sequence[str]]) -> Callable[[str], list[str]]:

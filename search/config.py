@@ -34,8 +34,9 @@ def config_from_dict(cls: type[T], data: dict[str, Any], label: str | None = Non
 
 
 #: the values of `MCTSConfig.expansion`: every proposal by prior ("eager"), cheap first ("cost"), cheap
-#: first with cheap kinds that prove slow in this search deferred too ("measured"; `search.cost`)
-EXPANSIONS = ("eager", "cost", "measured")
+#: first with cheap kinds that prove slow in this search deferred too ("measured"; `search.cost`), and
+#: "measured" with a new goal's first round a glance, the policy asked when the search comes back ("glance")
+EXPANSIONS = ("eager", "cost", "measured", "glance")
 
 
 def _require(condition: bool, message: str) -> None:
@@ -101,7 +102,11 @@ class MCTSConfig:
                               psatz) pending until every cheap tactic failed or its visits grant it
                               the expected prover seconds (`cost_c`, `cost_alpha`); "measured" —
                               "cost", and a cheap tactic whose head (`nra`, `nia`, …) averages
-                              >= 1 s over 3 calls in this search waits as the expensive ones do.
+                              >= 1 s over 3 calls in this search waits as the expensive ones do;
+                              "glance" — "measured", and (mixed action set) a goal other than the
+                              root is first expanded from the automation list and the network's
+                              value alone; the policy samples and prices it when a walk comes back
+                              to it (`search.expansion`; other action sets: as "measured").
       cheap_first_k:          with expansion "cost", cheap proposals a non-root goal sends per
                               expansion, most likely first (policy prior; the fixed list in its
                               own order): the next k come as its visits grant a new expansion, or

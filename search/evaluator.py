@@ -29,12 +29,17 @@ class EvalRequest:
                    the candidates. A network answers and scores each in its language's canonical
                    form (`lean_interface.tactic_form`: Coq's `lra.` for `lra`), the form its
                    training data has. Empty for a pure policy.
+      glance:      the search would take a cheap first answer for this goal (`mcts.expansion =
+                   "glance"`): a mixed evaluator answers with its candidate list at uniform priors
+                   and the network's value alone, no sampling or scoring (`MixedEvaluator`); the
+                   goal's next request is the policy's round 0. Other evaluators ignore it.
     """
 
     goal: str
     num_samples: int
     round: int = 0
     candidates: tuple[str, ...] = ()
+    glance: bool = False
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,12 @@ failed, or as the goal's visits grant it prover seconds. Cheap tactics go to the
 prover before expensive ones and never in the same `apply_many` batch, and every call's measured
 seconds feed the model's per-family mean. A goal asks for a new round when no cheap proposal is
 pending (expensive ones may still wait).
+
+With `glance` (`mcts.expansion = "glance"`, mixed action set) a goal other than the root is first
+expanded from a glance: the automation list at uniform priors and the network's value, no policy
+sampling or scoring (~10 ms of network time a goal instead of ~130 ms, benchmarks/network_throughput.py).
+Most new goals are never reached again; one the search comes back to asks the policy at that
+expansion (`OrNode.awaiting_policy`), which samples and re-prices what is still pending.
 """
 
 from __future__ import annotations
@@ -167,22 +173,29 @@ def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchSta
 
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
            prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0,
-           cost: CostModel | None = None, deep_samples: int = 0) -> list[float]:
+           cost: CostModel | None = None, deep_samples: int = 0, glance: bool = False) -> list[float]:
     """Expand each of `node_ids` (distinct, OPEN goals) once: a goal with proposals pending sends
     the `width` most likely of them; any other goal gets a new evaluator round first (one batched
     call for all of them), whose new proposals join its pending list, and then sends its `width`
     most likely (`search.widening`; width 0 = every proposal at once). With `cost`, what is sent
     and when a round is asked follow `search.cost` (module docstring). Returns each goal's value
     from the evaluator (clamped to <= 0). `deep_samples` > 0: the tactics a round asks for at a goal
-    other than the root (`MCTSConfig.deep_samples`)."""
+    other than the root (`MCTSConfig.deep_samples`). `glance`: a goal other than the root asks its
+    first round as a glance (`EvalRequest.glance`; `mcts.expansion = "glance"`), and its next
+    expansion asks the policy whatever is still pending."""
     stats = clock.stats
     if cost is None:
-        asking = [n for n in node_ids if not tree.nodes[n].pending]
+        asking = [n for n in node_ids if not tree.nodes[n].pending or tree.nodes[n].awaiting_policy]
     else:
-        asking = [n for n in node_ids
-                  if not cost.has_cheap_pending(tree, n) and tree.nodes[n].rounds < max_expansions]
+        asking = [n for n in node_ids if tree.nodes[n].awaiting_policy
+                  or (not cost.has_cheap_pending(tree, n) and tree.nodes[n].policy_rounds < max_expansions)]
+    glancing = {n for n in asking if glance and n != 0 and tree.nodes[n].rounds == 0}
+    # a goal asking the policy after a glance: the policy's prices replace the glance's uniform
+    # ones, and it may still hold cheap proposals of the glance
+    repricing = {n for n in asking if tree.nodes[n].awaiting_policy}
+    leftovers = {n for n in repricing if tree.nodes[n].pending}
     requests = [EvalRequest(tree.nodes[n].goal.text, deep_samples if n != 0 and deep_samples > 0 else num_samples,
-                            tree.nodes[n].rounds) for n in asking]
+                            tree.nodes[n].policy_rounds, glance=n in glancing) for n in asking]
     evaluations = evaluate(evaluator, requests, stats) if requests else []
     nothing_new: set[int] = set()
     for node_id, evaluation in zip(asking, evaluations):
@@ -190,14 +203,17 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         if node.value is None:
             node.value = min(0.0, float(evaluation.value))
         node.rounds += 1
-        if not offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature):
+        node.glanced = node.glanced or node_id in glancing
+        new = offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature,
+                    reprice=node_id in repricing)
+        if not new and node_id not in glancing:  # a glance proposing nothing still leaves the policy to ask
             nothing_new.add(node_id)
 
     expensive = is_expensive if cost is None else cost.expensive
     if cost is None:
         unsent = [(node_id, job) for node_id in node_ids for job in take(tree.nodes[node_id], width)]
     else:
-        fresh = set(asking)
+        fresh = set(asking) - leftovers
         unsent = cheap_first([(node_id, job) for node_id in node_ids
                               for job in cost.choose(tree, node_id, width, fresh=node_id in fresh)], expensive)
     while unsent:
@@ -232,6 +248,7 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         node = tree.nodes[node_id]
         node.expansions += 1
         stats.expansions += 1
-        if not node.pending and (node_id in nothing_new or node.rounds >= max_expansions):
+        if not node.pending and not node.awaiting_policy and (node_id in nothing_new
+                                                              or node.policy_rounds >= max_expansions):
             tree.mark_exhausted(node_id)
     return [tree.nodes[n].value or 0.0 for n in node_ids]

@@ -108,7 +108,7 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
     stats = SearchStats()
     clock = BudgetClock(budget, stats)
     cost = None if config.expansion == "eager" else CostModel(config.cost_c, config.cost_alpha, config.cheap_first_k,
-                                                              measure_heads=config.expansion == "measured")
+                                                              measure_heads=config.expansion in ("measured", "glance"))
     while tree.root.status is Status.OPEN and not clock.spent():
         left = clock.simulations_left()
         batch = config.num_parallel if left is None else min(config.num_parallel, left)
@@ -131,7 +131,8 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
         leaves = [leaf for _, leaf in walks]
         values = expand(tree, leaves, evaluator, env, num_samples=config.num_samples,
                         prior_temperature=config.prior_temperature, max_expansions=config.max_expansions,
-                        clock=clock, width=config.first_expansion_k, cost=cost, deep_samples=config.deep_samples)
+                        clock=clock, width=config.first_expansion_k, cost=cost, deep_samples=config.deep_samples,
+                        glance=config.expansion == "glance")
         for (walk, leaf), value in zip(walks, values):
             apply_virtual_loss(tree, walk, leaf, -1)
             backup(tree, walk, leaf, leaf_value(tree, leaf, value, config), config)

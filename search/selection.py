@@ -131,9 +131,11 @@ def sampling_allowed(expansions: int, visits: int, config: MCTSConfig) -> bool:
 
 def needs_sampling(node: OrNode, config: MCTSConfig) -> bool:
     """Whether a walk reaching this OR node should stop here and expand it (again): send its next
-    pending proposals (`search.widening`), or ask the evaluator for a new round."""
-    if node.exhausted or (node.rounds >= config.max_expansions and not node.pending):
+    pending proposals (`search.widening`), or ask the evaluator for a new round. A goal that was
+    only glanced at (`OrNode.awaiting_policy`) stops the walk the first time it is reached again:
+    the search came back, so the policy is worth asking."""
+    if node.exhausted or (node.policy_rounds >= config.max_expansions and not node.pending):
         return False
-    if not node.expanded or not node.open_edges():
+    if not node.expanded or not node.open_edges() or node.awaiting_policy:
         return True  # a new goal, or every tactic so far failed: more are needed to go on
     return sampling_allowed(node.expansions, node.visits, config)

@@ -88,6 +88,8 @@ class OrNode:
                   progressive sampling's rule on visits counts these.
       rounds:     evaluator rounds answered (the next request's round index; capped by
                   `max_expansions`). Equal to `expansions` when every proposal is sent at once.
+      glanced:    its first round was a glance (`EvalRequest.glance`): the automation list and the
+                  value, no policy. Such a round is not one of the policy's: `policy_rounds`.
       pending:    proposals (canonical tactic → log-prob) not sent to the prover yet: the next
                   expansion sends the most likely of them before a new round is asked.
       exhausted:  no further tactics will come: nothing pending, and the evaluator had nothing
@@ -112,10 +114,22 @@ class OrNode:
     in_flight: int = 0
     status: Status = Status.OPEN
     proof_size: int = 0
+    glanced: bool = False
 
     @property
     def expanded(self) -> bool:
         return self.expansions > 0
+
+    @property
+    def policy_rounds(self) -> int:
+        """Rounds the policy answered (a glance is not one): the next policy request's round index,
+        capped by `max_expansions`."""
+        return self.rounds - self.glanced
+
+    @property
+    def awaiting_policy(self) -> bool:
+        """Glanced at, and the policy not asked yet: its next expansion asks it."""
+        return self.glanced and self.rounds == 1
 
     def open_edges(self) -> list[int]:
         return [i for i, e in enumerate(self.edges) if e.status is Status.OPEN]

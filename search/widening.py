@@ -21,19 +21,27 @@ from typing import Iterable
 from search.tree import OrNode, SearchTree
 
 
-def offer(tree: SearchTree, node_id: int, proposals: Iterable[tuple[str, float]], prior_temperature: float) -> bool:
+def offer(tree: SearchTree, node_id: int, proposals: Iterable[tuple[str, float]], prior_temperature: float,
+          reprice: bool = False) -> bool:
     """Add one evaluator round's canonical (tactic, log-prob) proposals to a goal. A tactic that
     already has an edge adds its prior to the edge; one already pending keeps its best log-prob;
-    a failed one is not retried. Returns whether any proposal was new (now pending)."""
+    a failed one is not retried. Returns whether any proposal was new (now pending).
+    `reprice`: the earlier prices were placeholders (a glance's uniform priors, `EvalRequest.glance`):
+    this round's log-prob replaces an edge's prior and a pending tactic's log-prob instead."""
     node = tree.nodes[node_id]
     new = False
     for tactic, logprob in proposals:
         if tactic in node.tried:  # sampled again: more prior for its edge; a failure is not retried
             index = node.tried[tactic]
             if index is not None:
-                node.edges[index].prior += math.exp(logprob / prior_temperature)
+                edge = node.edges[index]
+                prior = math.exp(logprob / prior_temperature)
+                if reprice:
+                    edge.prior, edge.logprob = prior, logprob
+                else:
+                    edge.prior += prior
         elif tactic in node.pending:
-            node.pending[tactic] = max(node.pending[tactic], logprob)
+            node.pending[tactic] = logprob if reprice else max(node.pending[tactic], logprob)
         else:
             node.pending[tactic] = logprob
             new = True

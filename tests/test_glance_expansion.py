@@ -1,0 +1,108 @@
+"""Glance expansion (`mcts.expansion=glance`, search/expansion.py): in a mixed search a goal other
+than the root is first expanded from the automation list at uniform priors with the network's value
+alone; the policy is asked — and re-prices what the glance left — when a walk comes back to it."""
+
+from __future__ import annotations
+
+import math
+
+from fake_env import TableEnv, TableEvaluator
+from lean_interface.api import Goal
+from search.action_set import MixedEvaluator
+from search.config import Budget, MCTSConfig
+from search.cost import CostModel
+from search.evaluator import EvalRequest
+from search.expansion import BudgetClock, SearchStats, expand
+from search.mcts import run_mcts
+from search.selection import needs_sampling
+from search.tree import SearchTree
+
+AUTOMATION = ["lia.", "ring.", "nra."]
+
+
+def _mixed(proposals: dict, values: dict | None = None) -> tuple[TableEvaluator, MixedEvaluator]:
+    policy = TableEvaluator(proposals, values)
+    return policy, MixedEvaluator(policy, lambda goal: AUTOMATION)
+
+
+def _expand(tree: SearchTree, evaluator: MixedEvaluator, env: TableEnv, nodes: list[int], glance: bool = True) -> None:
+    expand(tree, nodes, evaluator, env, num_samples=4, prior_temperature=1.0, max_expansions=8,
+           clock=BudgetClock(Budget(max_simulations=100), SearchStats()), cost=CostModel(0.2, 0.8, cheap_k=2),
+           glance=glance)
+
+
+def test_a_glance_answers_the_candidates_at_uniform_priors_with_a_value_only_network_call() -> None:
+    policy, mixed = _mixed({"B": [("policy_tactic", -0.5)]}, values={"B": -3.0})
+    [answer] = mixed.evaluate([EvalRequest("B", 32, 0, glance=True)])
+    assert answer.tactics == tuple((t, -math.log(3)) for t in AUTOMATION)
+    assert answer.value == -3.0
+    assert [(r.goal, r.num_samples, r.candidates) for r in policy.requests] == [("B", 0, ())]
+    [full] = mixed.evaluate([EvalRequest("B", 32, 0)])
+    assert ("policy_tactic", -0.5) in full.tactics  # without a glance: samples ∪ candidates
+    assert policy.requests[-1].candidates == tuple(AUTOMATION)
+
+
+def test_the_root_asks_the_policy_and_a_new_goal_glances_first() -> None:
+    env = TableEnv({("A", "intros"): ["B"]})
+    policy, mixed = _mixed({"A": [("intros", -0.1)], "B": [("deep", -0.2)]})
+    tree = SearchTree(Goal("A", "A"))
+    _expand(tree, mixed, env, [0])
+    b = tree.node_id("B")
+    assert not tree.nodes[0].glanced and tree.nodes[b].rounds == 0
+    _expand(tree, mixed, env, [b])
+    node = tree.nodes[b]
+    assert node.glanced and node.awaiting_policy and node.policy_rounds == 0
+    assert [t for g, t in env.calls if g == "B"] == AUTOMATION[:2]  # cheap_k = 2 of the list, in its order
+    assert needs_sampling(node, MCTSConfig())  # the search came back: the policy is asked
+    assert [(r.goal, r.num_samples) for r in policy.requests] == [("A", 4), ("B", 0)]
+
+
+def test_the_policy_round_after_a_glance_reprices_what_is_left_and_adds_its_samples() -> None:
+    env = TableEnv({("A", "intros"): ["B"], ("B", "lia."): ["C"]})
+    policy, mixed = _mixed({"A": [("intros", -0.1)], "B": [("deep", -0.2), ("nra.", -9.0), ("lia.", -5.0)]})
+    tree = SearchTree(Goal("A", "A"))
+    _expand(tree, mixed, env, [0])
+    b = tree.node_id("B")
+    _expand(tree, mixed, env, [b])
+    assert tree.nodes[b].pending == {"nra.": -math.log(3)}
+    _expand(tree, mixed, env, [b])
+    node = tree.nodes[b]
+    assert policy.requests[-1] == EvalRequest("B", 4, 0, tuple(AUTOMATION))
+    assert not node.awaiting_policy and node.policy_rounds == 1
+    assert "deep" in node.tried  # the policy's own sample went to the prover
+    assert node.pending.get("nra.", -9.0) == -9.0  # the policy's price replaced the glance's
+    [lia] = [e for e in node.edges if e.tactic == "lia."]
+    assert lia.logprob == -5.0 and lia.prior == math.exp(-5.0)
+    tree.check_invariants()
+
+
+def test_a_glance_that_proposes_nothing_does_not_exhaust_the_goal() -> None:
+    env = TableEnv({("A", "intros"): ["B"], ("B", "deep"): []})
+    policy = TableEvaluator({"A": [("intros", -0.1)], "B": [("deep", -0.2)]})
+    mixed = MixedEvaluator(policy, lambda goal: [])
+    tree = SearchTree(Goal("A", "A"))
+    _expand(tree, mixed, env, [0])
+    b = tree.node_id("B")
+    _expand(tree, mixed, env, [b])
+    assert not tree.nodes[b].exhausted and tree.nodes[b].awaiting_policy
+    _expand(tree, mixed, env, [b])
+    assert tree.nodes[0].status.name == "PROVED"
+
+
+def test_a_search_with_glances_finds_a_proof_only_the_policy_knows_below_the_root() -> None:
+    env = TableEnv({("A", "intros"): ["B"], ("B", "special"): ["C"], ("C", "finish"): []})
+    proposals = {"A": [("intros", -0.1)], "B": [("special", -0.3)], "C": [("finish", -0.3)]}
+    for expansion in ("glance", "measured"):
+        policy, mixed = _mixed(proposals)
+        result = run_mcts(Goal("A", "A"), env, mixed, MCTSConfig(expansion=expansion, num_parallel=1),
+                          Budget(max_simulations=50))
+        assert result.proved, expansion
+        glances = [r for r in policy.requests if r.num_samples == 0]
+        assert (len(glances) == 2) == (expansion == "glance")  # B and C glanced at, never the root
+
+
+def test_glance_is_an_expansion_mode_and_an_eval_label_option() -> None:
+    from alphaprover.eval_runner import split_expansion
+
+    assert MCTSConfig(expansion="glance").expansion == "glance"
+    assert split_expansion("mcts-mixed+glance") == ("mcts-mixed", "glance")
