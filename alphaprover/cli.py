@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--methods", default="portfolio,bfs,mcts",
                           help="comma-separated: portfolio, bfs, mcts, each search with an optional action "
                                "set suffix -network / -fixed / -mixed (e.g. mcts-mixed,bfs-fixed); mcts may add "
-                               "+eager / +cost (its expansion), -mixed +lemmas[N] (N library-lemma candidates, "
+                               "+eager / +cost / +measured / +glance (its expansion), -mixed +lemmas[N] (N library-lemma candidates, "
                                "default 8), any method @CHECKPOINT (e.g. mcts-fixed+eager,mcts-mixed+cost+lemmas)")
     evaluate.add_argument("--workers", type=int, default=1, help="parallel workers (Ray when > 1)")
     evaluate.add_argument("--limit", type=int, help="only the first N problems (sorted by name)")

@@ -7,7 +7,7 @@ whole file at the end of every run. `--workers N > 1` or `ray_address=…` runs 
 (`alphaprover.eval_cluster`: local, or attached to a cluster, surviving a worker node's death).
 
 Method labels: `portfolio`, `bfs`, `mcts`, a search with an action set (`mcts-mixed`, `bfs-fixed`),
-then options each after a `+`: MCTS's expansion (`mcts-fixed+eager`, `mcts-mixed+cost`: `mcts.expansion`
+then options each after a `+`: MCTS's expansion (`mcts-fixed+eager`, `mcts-mixed+glance`: `mcts.expansion`
 for that method only, docs/ARCHITECTURE.md §Cost-aware expansion) and a mixed search's lemma candidates
 (`mcts-mixed+lemmas8`), and any of them with its own checkpoint (`mcts-mixed+cost@runs/x/best`). Hydra
 overrides (`mcts.cost_c=0.5`, `budget.max_seconds=60`) apply to every method; a label's option wins over

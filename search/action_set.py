@@ -74,7 +74,7 @@ class MixedEvaluator:
         for i, valued in zip(glances, values):
             tactics = widened[i].candidates
             logprob = -math.log(len(tactics)) if tactics else 0.0
-            answers[i] = Evaluation(tuple((t, logprob) for t in tactics), valued.value)
+            answers[i] = Evaluation(tuple((t, logprob) for t in tactics), valued.value, glance=True)
         return [a for a in answers if a is not None]
 
 

@@ -95,7 +95,7 @@ class MCTSConfig:
                               calls per proof, k=8 11/30 at 519, k=16 11/30 at 527; BENCHMARKS.md).
       expansion:              what a goal's expansion sends (docs/ARCHITECTURE.md §Cost-aware expansion):
                               "eager" — its pending proposals by prior alone, as `first_expansion_k`
-                              says (the behaviour before issue #40); "cost" (default) — `search.cost`: the root sends everything, any other goal
+                              says (the behaviour before issue #40); "cost" — `search.cost`: the root sends everything, any other goal
                               sends its cheap proposals (policy samples, decision procedures,
                               hypothesis tactics; the top `cheap_first_k`) and keeps its expensive
                               automation (families with a time limit >= 1 s: hints, rewrite, cases,
@@ -103,7 +103,7 @@ class MCTSConfig:
                               the expected prover seconds (`cost_c`, `cost_alpha`); "measured" —
                               "cost", and a cheap tactic whose head (`nra`, `nia`, …) averages
                               >= 1 s over 3 calls in this search waits as the expensive ones do;
-                              "glance" — "measured", and (mixed action set) a goal other than the
+                              "glance" (default) — "measured", and (mixed action set) a goal other than the
                               root is first expanded from the automation list and the network's
                               value alone; the policy samples and prices it when a walk comes back
                               to it (`search.expansion`; other action sets: as "measured").
@@ -158,7 +158,11 @@ class MCTSConfig:
     # "cost" by measurement (benchmarks/search_depth.py, minif2f-rocq-train --every 16, 12 problems,
     # mcts-fixed, 30 s, two runs): proved 4 = 4 and 4 = 4, median simulations per minute on failed
     # problems 54.6 → 70.4 and 78.0 → 104.0, prover seconds per simulation 0.92 → 0.64 and 0.71 → 0.40.
-    expansion: str = "cost"
+    # "glance" since by measurement (benchmarks/search_depth.py, minif2f-rocq-train --every 8, 26 problems
+    # in two halves run side by side, 30 s): mcts-fixed cost vs measured (= glance there) 2 = 2 and 7 = 7
+    # proved, median simulations a minute on failed problems 444 → 489 and 1,907 → 2,170; mcts-mixed
+    # measured vs glance 2 = 2 and 7 = 7, 305 → 449 and 531 → 538 (pooled over all: 1.33× and 1.18×).
+    expansion: str = "glance"
     # 8 by measurement (benchmarks/search_depth.py, minif2f-rocq-train --every 16, 12 problems in two
     # runs, mcts-fixed, 30 s, noisy shared machine): proved 4 = 4 = 4 (eager, k = 0, k = 8, all at the
     # root), median simulations per minute on failed problems 120.7 / 172.7 / 987.7 and 88.7 / 128.8 /

@@ -32,7 +32,8 @@ class EvalRequest:
       glance:      the search would take a cheap first answer for this goal (`mcts.expansion =
                    "glance"`): a mixed evaluator answers with its candidate list at uniform priors
                    and the network's value alone, no sampling or scoring (`MixedEvaluator`); the
-                   goal's next request is the policy's round 0. Other evaluators ignore it.
+                   goal's next request is the policy's round 0 (`Evaluation.glance` says it was
+                   honoured). Other evaluators ignore it.
     """
 
     goal: str
@@ -52,10 +53,13 @@ class Evaluation:
                (<= 0); a tactic both sampled and listed appears once. The search puts every
                tactic into the env's canonical form before it uses it (`rank_tactics`).
       value:   predicted value of the goal: −(expected tactics still needed), so <= 0.
+      glance:  this answer is a glance (`EvalRequest.glance` honoured): placeholder priors, the
+               policy not asked yet. An evaluator that ignores the hint answers False.
     """
 
     tactics: tuple[tuple[str, float], ...]
     value: float
+    glance: bool = False
 
 
 class Evaluator(Protocol):

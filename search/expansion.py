@@ -203,10 +203,11 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         if node.value is None:
             node.value = min(0.0, float(evaluation.value))
         node.rounds += 1
-        node.glanced = node.glanced or node_id in glancing
+        glanced = node_id in glancing and evaluation.glance  # an evaluator without glances answered in full
+        node.glanced = node.glanced or glanced
         new = offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature,
                     reprice=node_id in repricing)
-        if not new and node_id not in glancing:  # a glance proposing nothing still leaves the policy to ask
+        if not new and not glanced:  # a glance proposing nothing still leaves the policy to ask
             nothing_new.add(node_id)
 
     expensive = is_expensive if cost is None else cost.expensive

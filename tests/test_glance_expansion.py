@@ -106,3 +106,15 @@ def test_glance_is_an_expansion_mode_and_an_eval_label_option() -> None:
 
     assert MCTSConfig(expansion="glance").expansion == "glance"
     assert split_expansion("mcts-mixed+glance") == ("mcts-mixed", "glance")
+
+
+def test_an_evaluator_without_glances_answers_in_full_and_the_goal_is_not_glanced() -> None:
+    env = TableEnv({("A", "intros"): ["B"]})
+    policy = TableEvaluator({"A": [("intros", -0.1)], "B": [("x", -0.2)]})
+    tree = SearchTree(Goal("A", "A"))
+    _expand(tree, policy, env, [0])
+    b = tree.node_id("B")
+    _expand(tree, policy, env, [b])
+    assert policy.requests[-1].glance  # asked for one …
+    node = tree.nodes[b]
+    assert not node.glanced and not node.awaiting_policy and node.policy_rounds == 1  # … got a full answer

@@ -251,7 +251,8 @@ def test_expansion_requests_carry_rounds_and_sample_counts() -> None:
     table = {("A", "t"): ["B"]}
     evaluator = TableEvaluator({"A": [("t", -0.1)]})
     run_mcts(Goal("A", "A"), TableEnv(table), evaluator, MCTSConfig(num_samples=5, max_expansions=1), BUDGET)
-    assert evaluator.requests[:2] == [EvalRequest("A", 5, 0), EvalRequest("B", 5, 0)]
+    # the default expansion ("glance") offers a goal below the root a cheap first answer
+    assert evaluator.requests[:2] == [EvalRequest("A", 5, 0), EvalRequest("B", 5, 0, glance=True)]
 
 
 # ---- solve ---------------------------------------------------------------------------------------
