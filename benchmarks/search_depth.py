@@ -5,9 +5,13 @@ eager and the cost-aware expansion (`mcts.expansion`) side by side in one run, o
         [--every 16] [--skip 0] [--limit 0] [--seconds 30] [--methods mcts-fixed,mcts-mixed] \\
         [--modes eager,cost] [--checkpoint DIR]
 
-A mode is an expansion (`eager`, `cost`), optionally with the cheap width of cost mode:
-`cost:0` is cost mode sending every cheap proposal at once (before `mcts.cheap_first_k`),
-`cost:12` sends a non-root goal's 12 most likely cheap proposals first.
+A mode is an expansion (`eager`, `cost`, `measured`, `glance`), optionally with the cheap width of
+cost mode: `cost:0` is cost mode sending every cheap proposal at once (before `mcts.cheap_first_k`),
+`cost:12` sends a non-root goal's 12 most likely cheap proposals first. A mode may end in `@P`: the
+search then runs on a Coq env with P coqtop processes (`backend.pool_size`), so one expansion's
+prover calls run P at a time (`glance,glance@2`: does a second process speed one search up? On a
+machine with P cores, P searches of one process each are the alternative: a pooled search pays off
+for throughput only if its simulations a minute grow by more than P×; for one `solve` any gain counts).
 
 Issue #40: with every proposal sent at a goal's first expansion, the automation families run to
 their 1–3 s timeouts on every new subgoal, so a search makes few simulations and stays one or two
@@ -115,10 +119,22 @@ def search_action(method: str) -> ActionMode:
     return ActionMode.parse(suffix)
 
 
+def pool_size(mode: str) -> int:
+    """The coqtop processes a mode's search runs on: P for a mode ending in `@P`, else 1."""
+    _, at, size = mode.partition("@")
+    if not at:
+        return 1
+    if not size.isdigit() or int(size) < 1:
+        raise ValueError(f"{mode!r}: a pool is written @P with P >= 1 coqtop processes, e.g. glance@2")
+    return int(size)
+
+
 def mode_config(mode: str) -> MCTSConfig:
-    """The MCTS configuration of a mode: `eager`, `cost`, `measured`, or `cost:K` / `cost:K:S`
-    (`cheap_first_k` = K, `deep_samples` = S; the same for `measured`); ValueError otherwise."""
-    expansion, *numbers = mode.split(":")
+    """The MCTS configuration of a mode: `eager`, `cost`, `measured`, `glance`, or `cost:K` / `cost:K:S`
+    (`cheap_first_k` = K, `deep_samples` = S; the same for `measured`, `glance`), any of them with a
+    pool `@P` (`pool_size`); ValueError otherwise."""
+    pool_size(mode)
+    expansion, *numbers = mode.partition("@")[0].split(":")
     if not numbers:
         return MCTSConfig(expansion=expansion)
     if expansion == "eager" or len(numbers) > 2 or not all(n.isdigit() for n in numbers):
@@ -129,8 +145,19 @@ def mode_config(mode: str) -> MCTSConfig:
 
 def run_depth(problems: Sequence[tuple[str, Theorem]], env: ProofEnv, methods: Sequence[str], modes: Sequence[str],
               budget: Budget, make_evaluator: Callable[[ActionMode], Evaluator],
-              report: Callable[[str], None] = print) -> dict[tuple[str, str], ModeTotals]:
-    """Solve every problem with every (method, mode), problem-major; one line per problem to `report`."""
+              report: Callable[[str], None] = print,
+              pooled_env: Callable[[int], ProofEnv] | None = None) -> dict[tuple[str, str], ModeTotals]:
+    """Solve every problem with every (method, mode), problem-major; one line per problem to `report`.
+    `env` serves modes without a pool; `pooled_env(P)` the env of P coqtop processes for a mode
+    ending in `@P` (P > 1; ValueError when such a mode has none)."""
+    def env_of(mode: str) -> ProofEnv:
+        size = pool_size(mode)
+        if size == 1:
+            return env
+        if pooled_env is None:
+            raise ValueError(f"mode {mode!r} needs an env of {size} coqtop processes")
+        return pooled_env(size)
+
     evaluators = {(m, mode): make_evaluator(search_action(m)) for m in methods for mode in modes}
     totals = {key: ModeTotals() for key in evaluators}
     for name, theorem in problems:
@@ -142,7 +169,7 @@ def run_depth(problems: Sequence[tuple[str, Theorem]], env: ProofEnv, methods: S
         cells = []
         for (method, mode), evaluator in evaluators.items():
             settings = SearchSettings(mcts=mode_config(mode))
-            outcome = solve(theorem, env, evaluator, Method.MCTS, settings, budget, random.Random(0))
+            outcome = solve(theorem, env_of(mode), evaluator, Method.MCTS, settings, budget, random.Random(0))
             totals[(method, mode)].add(outcome)
             cells.append(f"{method}/{mode}: {'proved' if outcome.proved else 'open':6} "
                          f"{outcome.stats.simulations:4d} sims depth {outcome.stats.max_depth:2d}")
@@ -173,7 +200,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="search seconds per problem")
     parser.add_argument("--methods", default="mcts-fixed", help="comma-separated mcts-<actions> labels")
     parser.add_argument("--modes", default=",".join(EXPANSIONS),
-                        help="expansion modes (eager, cost, measured, cost:K, cost:K:S), the baseline first")
+                        help="expansion modes (eager, cost, measured, glance, cost:K, cost:K:S; @P: P coqtop "
+                             "processes), the baseline first")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     args = parser.parse_args()
     try:
@@ -196,10 +224,21 @@ def main() -> None:
     budget = Budget(max_simulations=0, max_seconds=args.seconds)
     print(f"{len(chosen)} problems of {args.benchmark} (every {args.every}), {args.seconds:g} s each, "
           f"methods {', '.join(methods)}, expansion {' vs '.join(modes)}", flush=True)
-    with CoqEnv(timeout=5.0) as env:
-        problems = [(p.name, p.theorem) for p in chosen if p.theorem is not None]
-        totals = run_depth(problems, env, methods, modes, budget, make_evaluator(args.checkpoint),
-                           report=lambda line: print(line, flush=True))
+    pools: dict[int, CoqEnv] = {}
+
+    def pooled(size: int) -> CoqEnv:
+        if size not in pools:
+            pools[size] = CoqEnv(timeout=5.0, pool_size=size)
+        return pools[size]
+
+    try:
+        with CoqEnv(timeout=5.0) as env:
+            problems = [(p.name, p.theorem) for p in chosen if p.theorem is not None]
+            totals = run_depth(problems, env, methods, modes, budget, make_evaluator(args.checkpoint),
+                               report=lambda line: print(line, flush=True), pooled_env=pooled)
+    finally:
+        for pool in pools.values():
+            pool.close()
     searched = len(next(iter(totals.values())).proved) if totals else 0
     print()
     print(table(totals, searched))

@@ -78,3 +78,33 @@ def test_a_mode_may_name_deep_samples_and_the_measured_expansion() -> None:
     for bad in ("cost:8:16:2", "eager:8:16", "cost:8:x"):
         with pytest.raises(ValueError):
             mode_config(bad)
+
+
+def test_a_mode_may_name_a_pool_of_coqtop_processes() -> None:
+    from benchmarks.search_depth import pool_size
+
+    assert pool_size("glance") == 1 and pool_size("glance@2") == 2 and pool_size("cost:8@3") == 3
+    assert mode_config("glance@2").expansion == "glance" and mode_config("cost:8@2").cheap_first_k == 8
+    for bad in ("glance@", "glance@0", "glance@x"):
+        with pytest.raises(ValueError):
+            mode_config(bad)
+
+
+def test_a_pooled_mode_searches_on_its_own_env_and_needs_one() -> None:
+    env, evaluator = _world()
+    pooled, _ = _world()
+    asked: list[int] = []
+
+    def pooled_env(size: int) -> _NamedRootEnv:
+        asked.append(size)
+        return pooled
+
+    problems = [(name, Theorem(name, "", f"Theorem {name} : True.")) for name in ("P", "Q")]
+    budget = Budget(max_simulations=6, max_seconds=0)
+    totals = run_depth(problems, env, ["mcts-fixed"], ["glance", "glance@2"], budget, lambda mode: evaluator,
+                       report=lambda line: None, pooled_env=pooled_env)
+    assert set(asked) == {2} and totals[("mcts-fixed", "glance@2")].proved == [True, False]
+    # each env saw its own mode's searches: the same tactics, once per mode
+    assert sorted(set(pooled.calls)) == sorted(set(c for c in env.calls))
+    with pytest.raises(ValueError, match="coqtop processes"):
+        run_depth(problems, env, ["mcts-fixed"], ["glance@2"], budget, lambda mode: evaluator, report=lambda line: None)
