@@ -12,6 +12,7 @@ search then runs on a Coq env with P coqtop processes (`backend.pool_size`), so 
 prover calls run P at a time (`glance,glance@2`: does a second process speed one search up? On a
 machine with P cores, P searches of one process each are the alternative: a pooled search pays off
 for throughput only if its simulations a minute grow by more than P×; for one `solve` any gain counts).
+Any `MCTSConfig` setting may follow as `/KEY=VALUE` (`glance,glance/glance_prices_list=1`).
 
 Issue #40: with every proposal sent at a goal's first expansion, the automation families run to
 their 1–3 s timeouts on every new subgoal, so a search makes few simulations and stays one or two
@@ -29,6 +30,7 @@ refused: the dev subset is for `alphaprover eval` (`mcts-mixed+eager,mcts-mixed+
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import statistics
 import sys
@@ -119,9 +121,29 @@ def search_action(method: str) -> ActionMode:
     return ActionMode.parse(suffix)
 
 
+def _overrides(mode: str) -> tuple[str, dict[str, object]]:
+    """`glance/glance_prices_list=1/num_samples=16` → ("glance", {...}): MCTSConfig fields after `/`,
+    each value read as its field's type (a bool as 0/1/true/false); ValueError for an unknown field."""
+    head, *pairs = mode.split("/")
+    fields = {f.name: f for f in dataclasses.fields(MCTSConfig)}
+    values: dict[str, object] = {}
+    for pair in pairs:
+        key, eq, text = pair.partition("=")
+        if not eq or key not in fields:
+            raise ValueError(f"{mode!r}: {pair!r} is not KEY=VALUE with KEY an mcts setting")
+        kind = type(getattr(MCTSConfig(), key))
+        if kind is bool:
+            if text.lower() not in ("0", "1", "true", "false"):
+                raise ValueError(f"{mode!r}: {key} takes 0/1/true/false")
+            values[key] = text.lower() in ("1", "true")
+        else:
+            values[key] = kind(text)
+    return head, values
+
+
 def pool_size(mode: str) -> int:
     """The coqtop processes a mode's search runs on: P for a mode ending in `@P`, else 1."""
-    _, at, size = mode.partition("@")
+    _, at, size = _overrides(mode)[0].partition("@")
     if not at:
         return 1
     if not size.isdigit() or int(size) < 1:
@@ -132,15 +154,16 @@ def pool_size(mode: str) -> int:
 def mode_config(mode: str) -> MCTSConfig:
     """The MCTS configuration of a mode: `eager`, `cost`, `measured`, `glance`, or `cost:K` / `cost:K:S`
     (`cheap_first_k` = K, `deep_samples` = S; the same for `measured`, `glance`), any of them with a
-    pool `@P` (`pool_size`); ValueError otherwise."""
+    pool `@P` (`pool_size`) and then `/KEY=VALUE` settings of `MCTSConfig`; ValueError otherwise."""
     pool_size(mode)
-    expansion, *numbers = mode.partition("@")[0].split(":")
+    head, overrides = _overrides(mode)
+    expansion, *numbers = head.partition("@")[0].split(":")
     if not numbers:
-        return MCTSConfig(expansion=expansion)
+        return MCTSConfig(**{"expansion": expansion, **overrides})
     if expansion == "eager" or len(numbers) > 2 or not all(n.isdigit() for n in numbers):
         raise ValueError(f"{mode!r}: only cost and measured modes take numbers, as cost:K or cost:K:S with K, S >= 0")
     deep = int(numbers[1]) if len(numbers) == 2 else 0
-    return MCTSConfig(expansion=expansion, cheap_first_k=int(numbers[0]), deep_samples=deep)
+    return MCTSConfig(**{"expansion": expansion, "cheap_first_k": int(numbers[0]), "deep_samples": deep, **overrides})
 
 
 def run_depth(problems: Sequence[tuple[str, Theorem]], env: ProofEnv, methods: Sequence[str], modes: Sequence[str],

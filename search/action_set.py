@@ -61,8 +61,8 @@ class MixedEvaluator:
         alone: one value-only call (no samples, nothing to score) for all glances of the batch."""
         widened = [
             EvalRequest(r.goal, r.num_samples, r.round,
-                        tuple(dict.fromkeys((*r.candidates, *self.candidates(r.goal)))) if r.round == 0
-                        else r.candidates)
+                        tuple(dict.fromkeys((*r.candidates, *self.candidates(r.goal))))
+                        if r.round == 0 and r.list_candidates else r.candidates)
             for r in requests
         ]
         glances = [i for i, r in enumerate(requests) if r.glance]

@@ -113,6 +113,10 @@ class MCTSConfig:
                               at once when every tactic it sent failed. The root sends all of its
                               own (as `first_expansion_k` says). 0 = `first_expansion_k` at every
                               goal (every cheap proposal at once with both 0: cost mode before it).
+      glance_prices_list:     with expansion "glance", the policy round that follows a goal's
+                              glance also re-prices the automation list (teacher-forced scoring of
+                              ~50–100 tactics, most of that round's cost); False: the policy adds
+                              its samples, and those it sampled from the list get its price.
       cost_c, cost_alpha:     with expansion "cost", a non-root goal may spend up to
                               cost_c · visits^cost_alpha expected prover seconds on expensive
                               tactics (each family's limit until measured, then its running mean).
@@ -168,6 +172,7 @@ class MCTSConfig:
     # root), median simulations per minute on failed problems 120.7 / 172.7 / 987.7 and 88.7 / 128.8 /
     # 1025.0, mean depth 2.09× and 2.00× eager's; k = 12 (first run): 694.9, the same depth.
     cheap_first_k: int = 8
+    glance_prices_list: bool = False
     cost_c: float = 0.2
     cost_alpha: float = 0.8
     num_samples: int = 32

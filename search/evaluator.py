@@ -34,6 +34,9 @@ class EvalRequest:
                    and the network's value alone, no sampling or scoring (`MixedEvaluator`); the
                    goal's next request is the policy's round 0 (`Evaluation.glance` says it was
                    honoured). Other evaluators ignore it.
+      list_candidates: False: a mixed evaluator adds its candidate list to this round 0 neither
+                   to the answer nor to the scoring (the goal's glance offered the list already;
+                   `MCTSConfig.glance_prices_list`). Only the policy's samples come back.
     """
 
     goal: str
@@ -41,6 +44,7 @@ class EvalRequest:
     round: int = 0
     candidates: tuple[str, ...] = ()
     glance: bool = False
+    list_candidates: bool = True
 
 
 @dataclass(frozen=True)

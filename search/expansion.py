@@ -173,7 +173,8 @@ def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchSta
 
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
            prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0,
-           cost: CostModel | None = None, deep_samples: int = 0, glance: bool = False) -> list[float]:
+           cost: CostModel | None = None, deep_samples: int = 0, glance: bool = False,
+           glance_prices_list: bool = False) -> list[float]:
     """Expand each of `node_ids` (distinct, OPEN goals) once: a goal with proposals pending sends
     the `width` most likely of them; any other goal gets a new evaluator round first (one batched
     call for all of them), whose new proposals join its pending list, and then sends its `width`
@@ -182,7 +183,8 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
     from the evaluator (clamped to <= 0). `deep_samples` > 0: the tactics a round asks for at a goal
     other than the root (`MCTSConfig.deep_samples`). `glance`: a goal other than the root asks its
     first round as a glance (`EvalRequest.glance`; `mcts.expansion = "glance"`), and its next
-    expansion asks the policy whatever is still pending."""
+    expansion asks the policy for its samples — and, with `glance_prices_list`, to price the
+    candidate list again (`MCTSConfig.glance_prices_list`)."""
     stats = clock.stats
     if cost is None:
         asking = [n for n in node_ids if not tree.nodes[n].pending or tree.nodes[n].awaiting_policy]
@@ -195,7 +197,8 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
     repricing = {n for n in asking if tree.nodes[n].awaiting_policy}
     leftovers = {n for n in repricing if tree.nodes[n].pending}
     requests = [EvalRequest(tree.nodes[n].goal.text, deep_samples if n != 0 and deep_samples > 0 else num_samples,
-                            tree.nodes[n].policy_rounds, glance=n in glancing) for n in asking]
+                            tree.nodes[n].policy_rounds, glance=n in glancing,
+                            list_candidates=glance_prices_list or n not in repricing) for n in asking]
     evaluations = evaluate(evaluator, requests, stats) if requests else []
     nothing_new: set[int] = set()
     for node_id, evaluation in zip(asking, evaluations):

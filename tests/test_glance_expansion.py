@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from fake_env import TableEnv, TableEvaluator
 from lean_interface.api import Goal
 from search.action_set import MixedEvaluator
@@ -25,10 +27,11 @@ def _mixed(proposals: dict, values: dict | None = None) -> tuple[TableEvaluator,
     return policy, MixedEvaluator(policy, lambda goal: AUTOMATION)
 
 
-def _expand(tree: SearchTree, evaluator: MixedEvaluator, env: TableEnv, nodes: list[int], glance: bool = True) -> None:
+def _expand(tree: SearchTree, evaluator: MixedEvaluator, env: TableEnv, nodes: list[int], glance: bool = True,
+            prices_list: bool = False) -> None:
     expand(tree, nodes, evaluator, env, num_samples=4, prior_temperature=1.0, max_expansions=8,
            clock=BudgetClock(Budget(max_simulations=100), SearchStats()), cost=CostModel(0.2, 0.8, cheap_k=2),
-           glance=glance)
+           glance=glance, glance_prices_list=prices_list)
 
 
 def test_a_glance_answers_the_candidates_at_uniform_priors_with_a_value_only_network_call() -> None:
@@ -57,7 +60,10 @@ def test_the_root_asks_the_policy_and_a_new_goal_glances_first() -> None:
     assert [(r.goal, r.num_samples) for r in policy.requests] == [("A", 4), ("B", 0)]
 
 
-def test_the_policy_round_after_a_glance_reprices_what_is_left_and_adds_its_samples() -> None:
+@pytest.mark.parametrize("prices_list", [True, False])
+def test_the_policy_round_after_a_glance_reprices_what_is_left_and_adds_its_samples(prices_list: bool) -> None:
+    """With `glance_prices_list` the round scores the list again; without, the list is not sent to the
+    policy, and what the policy samples of it (here nra. and lia.) gets the policy's price all the same."""
     env = TableEnv({("A", "intros"): ["B"], ("B", "lia."): ["C"]})
     policy, mixed = _mixed({"A": [("intros", -0.1)], "B": [("deep", -0.2), ("nra.", -9.0), ("lia.", -5.0)]})
     tree = SearchTree(Goal("A", "A"))
@@ -65,9 +71,9 @@ def test_the_policy_round_after_a_glance_reprices_what_is_left_and_adds_its_samp
     b = tree.node_id("B")
     _expand(tree, mixed, env, [b])
     assert tree.nodes[b].pending == {"nra.": -math.log(3)}
-    _expand(tree, mixed, env, [b])
+    _expand(tree, mixed, env, [b], prices_list=prices_list)
     node = tree.nodes[b]
-    assert policy.requests[-1] == EvalRequest("B", 4, 0, tuple(AUTOMATION))
+    assert policy.requests[-1] == EvalRequest("B", 4, 0, tuple(AUTOMATION) if prices_list else ())
     assert not node.awaiting_policy and node.policy_rounds == 1
     assert "deep" in node.tried  # the policy's own sample went to the prover
     assert node.pending.get("nra.", -9.0) == -9.0  # the policy's price replaced the glance's

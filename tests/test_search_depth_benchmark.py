@@ -108,3 +108,12 @@ def test_a_pooled_mode_searches_on_its_own_env_and_needs_one() -> None:
     assert sorted(set(pooled.calls)) == sorted(set(c for c in env.calls))
     with pytest.raises(ValueError, match="coqtop processes"):
         run_depth(problems, env, ["mcts-fixed"], ["glance@2"], budget, lambda mode: evaluator, report=lambda line: None)
+
+
+def test_a_mode_may_set_any_mcts_setting() -> None:
+    config = mode_config("glance/glance_prices_list=1/num_samples=16")
+    assert config.expansion == "glance" and config.glance_prices_list and config.num_samples == 16
+    assert mode_config("cost:4@2/cost_c=0.5").cost_c == 0.5 and mode_config("cost:4@2/cost_c=0.5").cheap_first_k == 4
+    for bad in ("glance/nonsense=1", "glance/glance_prices_list=maybe", "glance/num_samples", "glance/num_samples=x"):
+        with pytest.raises(ValueError):
+            mode_config(bad)
