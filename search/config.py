@@ -172,6 +172,10 @@ class MCTSConfig:
     # root), median simulations per minute on failed problems 120.7 / 172.7 / 987.7 and 88.7 / 128.8 /
     # 1025.0, mean depth 2.09× and 2.00× eager's; k = 12 (first run): 694.9, the same depth.
     cheap_first_k: int = 8
+    # False by measurement (benchmarks/search_depth.py, minif2f-rocq-train --every 8, 26 problems in two
+    # halves side by side, mcts-mixed, 30 s): median simulations a minute on failed problems 349 → 527
+    # and 535 → 964; proved 3 → 2 and 7 = 7 — the one lost (induction_ineq_nsqlefactn) was not proved
+    # again with the list priced in three reruns (30, 30, 60 s): a timing-dependent find.
     glance_prices_list: bool = False
     cost_c: float = 0.2
     cost_alpha: float = 0.8
