@@ -325,3 +325,37 @@ def test_export_proof_records_writes_each_proved_step_once_and_refuses_to_overwr
     assert main(["analyze", str(run), "export-proof-records", str(out), "--force", "--sources", "factory"]) == 0
     assert [json.loads(line)["lemma"] for line in out.read_text(encoding="utf-8").splitlines()] == ["factory/c"]
     assert main(["analyze", str(tmp_path), "export-proof-records", str(out)]) == 2
+
+
+def test_proofs_beyond_lists_loop_proofs_of_problems_the_baseline_failed(tmp_path: Path, capsys) -> None:
+    from selfplay.episode import Episode, Outcome
+    from selfplay.replay_buffer import ReplayBuffer
+
+    run = tmp_path / "run"
+    train = "minif2f-rocq-train"
+    with ReplayBuffer(run / "buffer", capacity=16) as buffer:
+        for problem, outcome, proof, version, disprove in [
+            ("a", Outcome.PROVED, "intros. nra.", 2, False),          # baseline failed: beyond
+            ("a", Outcome.PROVED, "nra.", 3, False),                  # a shorter script, later
+            ("b", Outcome.PROVED, "lra.", 1, False),                  # baseline proved it
+            ("c", Outcome.FAILED, None, 1, False),                    # the loop failed too
+            ("d", Outcome.PROVED, "exists 11. intuition.", 4, False),  # baseline never tried it
+            ("e", Outcome.PROVED, "intros. lia.", 1, True),           # a disproof is no proof of e
+        ]:
+            buffer.add(Episode(f"{train}/{problem}", train, disprove, outcome, proof, weights_version=version))
+        buffer.add(Episode("variants/c_v1", "variants", False, Outcome.PROVED, "lia."))
+    baseline = tmp_path / "fixed.jsonl"
+    write_rows(baseline, [{"problem": name, "method": "mcts-fixed", "status": status}
+                          for name, status in [("a", "failed"), ("b", "proved"), ("c", "failed"), ("e", "failed")]]
+               + [{"problem": "a", "method": "mcts-mixed", "status": "proved"}])
+    assert main(["analyze", str(run), "proofs-beyond", str(baseline), "--method", "mcts-fixed"]) == 0
+    out = capsys.readouterr().out
+    assert "loop proved 3 problems" in out and "failed 3 of 4" in out and "**1**" in out
+    assert "| a | 2 | 2 | `nra.` |" in out and "| b |" not in out and "| e |" not in out
+    assert "1 loop-proved problems not in the baseline run" in out
+    # two methods in the file and none named; an absent method; no buffer: one line, exit 2
+    assert main(["analyze", str(run), "proofs-beyond", str(baseline)]) == 2
+    assert "pick one with --method" in capsys.readouterr().err
+    assert main(["analyze", str(run), "proofs-beyond", str(baseline), "--method", "bfs"]) == 2
+    assert main(["analyze", str(tmp_path), "proofs-beyond", str(baseline), "--method", "mcts-fixed"]) == 2
+    assert main(["analyze", str(run), "proofs-beyond", str(tmp_path / "none.jsonl")]) == 2

@@ -13,6 +13,7 @@ module with `add_arguments(parser)` and `run(run_dir, args) -> exit code`:
 | `value-fixed-goals` | `value_goals` | every version's value AUC on fixed rounds' held-out goals |
 | `export-heldout-slice` | `heldout_slice` | the slice as `.v` files for `alphaprover eval` |
 | `export-proof-records` | `proof_records` | the proofs the actors found, as a supervised JSONL dataset |
+| `proofs-beyond` | `proofs_beyond` | the problems the loop proved that a baseline eval run did not, with scripts |
 
 Bad input (no such run, a missing round or version) raises `UsageError`: one line, exit 2. The
 analyses read the run and never change a file it wrote; those that search (`curve-repeats`,
@@ -36,6 +37,7 @@ ANALYSES: dict[str, tuple[str, str]] = {
     "value-fixed-goals": ("value_goals", "every version's value AUC on fixed rounds' held-out goals"),
     "export-heldout-slice": ("heldout_slice", "write the held-out slice as .v files for `alphaprover eval`"),
     "export-proof-records": ("proof_records", "write the proofs the actors found as a supervised JSONL dataset"),
+    "proofs-beyond": ("proofs_beyond", "the benchmark problems the loop proved that a baseline eval run did not"),
 }
 
 

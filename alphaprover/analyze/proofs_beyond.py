@@ -1,0 +1,111 @@
+"""`alphaprover analyze RUN_DIR proofs-beyond EVAL.jsonl [--method M]`: the benchmark problems a
+run's loop proved that a baseline eval run did not, each with the loop's verified scripts.
+
+Why (issue #39, "Train split" done-when): the claim that the loop reaches competition problems
+the automation does not is a list — the train problems that `mcts-fixed` at 60 s fails in one eval
+run and that the loop's actors proved — not a count on a curve. Each row gives the problem, the
+first weights version that proved it, how many times it was proved, and its shortest script; the
+scripts are those the actors reported, each checked by the kernel with the axiom audit before the
+episode was stored (`selfplay.actor`), so nothing here is re-checked or trusted from text.
+
+Input: the run's replay buffer (`buffer/`; episodes of `--source`, default `minif2f-rocq-train`,
+read without opening the buffer) and an eval results file (`alphaprover eval --out`). `--method`
+picks the baseline's records when the file holds several methods (one method needs no flag). A
+problem the baseline did not attempt is counted apart, never as beyond it. Reads, never writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from alphaprover.config import UsageError
+
+
+@dataclass
+class LoopProof:
+    """What the loop did on one problem: the first version that proved it, and its scripts."""
+
+    name: str
+    first_version: int
+    scripts: list[str]
+
+    @property
+    def shortest(self) -> str:
+        return min(self.scripts, key=lambda s: (len(s.split(".")), len(s)))
+
+
+def loop_proofs(run_dir: Path, source: str) -> dict[str, LoopProof]:
+    """Per problem name (no source prefix), the proved, non-disprove episodes of `source`, in order."""
+    from selfplay.replay_buffer import read_episodes
+
+    proofs: dict[str, LoopProof] = {}
+    for episode in read_episodes(run_dir / "buffer"):
+        if episode.source != source or episode.disprove or not episode.proved or not episode.proof:
+            continue
+        name = episode.problem.split("/", 1)[1] if "/" in episode.problem else episode.problem
+        entry = proofs.setdefault(name, LoopProof(name, episode.weights_version, []))
+        entry.first_version = min(entry.first_version, episode.weights_version)
+        entry.scripts.append(episode.proof.strip())
+    return proofs
+
+
+def baseline_outcomes(eval_file: Path, method: str | None) -> tuple[str, dict[str, bool]]:
+    """(method, problem → proved) of one method of an eval results file; UsageError when the file
+    is missing or unreadable, or when the method is ambiguous or absent."""
+    if not eval_file.is_file():
+        raise UsageError(f"no eval results file {eval_file}")
+    rows: list[dict] = []
+    for number, line in enumerate(eval_file.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise UsageError(f"{eval_file}:{number} is not a JSON line") from None
+    methods = sorted({row.get("method", "") for row in rows})
+    if method is None:
+        if len(methods) != 1:
+            raise UsageError(f"{eval_file} holds {len(methods)} methods ({', '.join(methods)}): pick one with --method")
+        method = methods[0]
+    elif method not in methods:
+        raise UsageError(f"method {method!r} is not in {eval_file} ({', '.join(methods) or 'no records'})")
+    outcomes = {row["problem"]: row.get("status") == "proved" for row in rows
+                if row.get("method") == method and row.get("status") in ("proved", "failed")}
+    return method, outcomes
+
+
+def beyond(proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> tuple[list[LoopProof], list[str]]:
+    """(loop proofs of problems the baseline attempted and failed, sorted by name; names the loop
+    proved that the baseline did not attempt)."""
+    gained = sorted((p for name, p in proofs.items() if baseline.get(name) is False), key=lambda p: p.name)
+    unseen = sorted(name for name in proofs if name not in baseline)
+    return gained, unseen
+
+
+def report(method: str, eval_file: Path, proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> str:
+    gained, unseen = beyond(proofs, baseline)
+    failed = sum(1 for proved in baseline.values() if not proved)
+    lines = [f"loop proved {len(proofs)} problems; baseline `{method}` ({eval_file}) failed {failed} of "
+             f"{len(baseline)}; proved by the loop and not by the baseline: **{len(gained)}**"
+             + (f"; {len(unseen)} loop-proved problems not in the baseline run" if unseen else ""), "",
+             "| problem | first version | proofs | shortest script |", "|---|---:|---:|---|"]
+    for proof in gained:
+        script = " ".join(proof.shortest.split()).replace("|", "\\|")
+        lines.append(f"| {proof.name} | {proof.first_version} | {len(proof.scripts)} | `{script}` |")
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("eval_file", type=Path, help="an `alphaprover eval --out` results file (the baseline)")
+    parser.add_argument("--method", default=None, help="the baseline method in that file (needed when it has several)")
+    parser.add_argument("--source", default="minif2f-rocq-train", help="the loop's problem source to read")
+
+
+def run(run_dir: Path, args: argparse.Namespace) -> int:
+    if not (run_dir / "buffer").is_dir():
+        raise UsageError(f"{run_dir} has no replay buffer (buffer/)")
+    method, baseline = baseline_outcomes(args.eval_file, args.method)
+    print(report(method, args.eval_file, loop_proofs(run_dir, args.source), baseline))
+    return 0
