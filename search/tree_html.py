@@ -60,7 +60,7 @@ def _node_open(tree: SearchTree, node_id: int, on_proof: set[int], parts: list[s
         f'<summary title="{html.escape(node.goal.text, quote=True)}">'
         f'<span class="badge">{node.status.value}</span>#{node_id} '
         f'<span class="stats">visits={node.visits}{value}{mean} tactics={len(node.edges)} '
-        f'rounds={node.rounds} pending={len(node.pending)}{proof}</span> '
+        f'rounds={node.rounds}{" (glance first)" if node.glanced else ""} pending={len(node.pending)}{proof}</span> '
         f'<code>{html.escape(conclusion[:120])}</code></summary>'
         f'<div class="goal">{html.escape(node.goal.text)}</div>'
     )

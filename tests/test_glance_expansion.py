@@ -58,6 +58,9 @@ def test_the_root_asks_the_policy_and_a_new_goal_glances_first() -> None:
     assert [t for g, t in env.calls if g == "B"] == AUTOMATION[:2]  # cheap_k = 2 of the list, in its order
     assert needs_sampling(node, MCTSConfig())  # the search came back: the policy is asked
     assert [(r.goal, r.num_samples) for r in policy.requests] == [("A", 4), ("B", 0)]
+    from search.tree_html import render_tree_html
+
+    assert render_tree_html(tree, "t").count("(glance first)") == 1  # the picture says which goal
 
 
 @pytest.mark.parametrize("prices_list", [True, False])
