@@ -104,7 +104,8 @@ def test_search_depth_table_reads_speed_and_depth_from_the_records() -> None:
     records = [searched("a", Status.FAILED, 60.0, 300, 6, 30.0), searched("b", Status.FAILED, 30.0, 50, 2, 20.0),
                searched("c", Status.PROVED, 2.0, 10, 1, 1.0), _record("d", "portfolio", Status.PROVED, 1.0)]
     table = search_depth_table(records)
-    # failed: 300/min and 100/min -> median 200; depths 6 and 2 -> 4; mean depth (6+2+1)/3; 51 s / 360 sims
-    assert "| mcts | 2 | 200 | 4.0 | 3.00 | 0.142 |" in table
+    # failed: 300/min and 100/min -> median 200; depths 6 and 2 -> median and mean 4; mean depth over all
+    # (6+2+1)/3; 51 s / 360 sims
+    assert "| mcts | 2 | 200 | 4.0 / 4.00 | 3.00 | 0.142 |" in table
     assert "portfolio" not in table
     assert search_depth_table([_record("d", "portfolio", Status.PROVED, 1.0)]) == ""
