@@ -125,13 +125,14 @@ def _overrides(mode: str) -> tuple[str, dict[str, object]]:
     """`glance/glance_prices_list=1/num_samples=16` → ("glance", {...}): MCTSConfig fields after `/`,
     each value read as its field's type (a bool as 0/1/true/false); ValueError for an unknown field."""
     head, *pairs = mode.split("/")
-    fields = {f.name: f for f in dataclasses.fields(MCTSConfig)}
+    defaults = MCTSConfig()
+    names = {f.name for f in dataclasses.fields(MCTSConfig)}
     values: dict[str, object] = {}
     for pair in pairs:
         key, eq, text = pair.partition("=")
-        if not eq or key not in fields:
+        if not eq or key not in names:
             raise ValueError(f"{mode!r}: {pair!r} is not KEY=VALUE with KEY an mcts setting")
-        kind = type(getattr(MCTSConfig(), key))
+        kind = type(getattr(defaults, key))
         if kind is bool:
             if text.lower() not in ("0", "1", "true", "false"):
                 raise ValueError(f"{mode!r}: {key} takes 0/1/true/false")

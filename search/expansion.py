@@ -22,9 +22,10 @@ pending (expensive ones may still wait).
 
 With `glance` (`mcts.expansion = "glance"`, mixed action set) a goal other than the root is first
 expanded from a glance: the automation list at uniform priors and the network's value, no policy
-sampling or scoring (~10 ms of network time a goal instead of ~130 ms, benchmarks/network_throughput.py).
-Most new goals are never reached again; one the search comes back to asks the policy at that
-expansion (`OrNode.awaiting_policy`), which samples and re-prices what is still pending.
+sampling or scoring (≈ 11 ms of network time a goal instead of ≈ 175 ms on one thread). A goal the
+search comes back to asks the policy at that expansion (`OrNode.awaiting_policy`): its samples join
+the pending list, and its price replaces the glance's uniform one on what it sampled
+(`widening.offer(reprice=True)`); with `glance_prices_list` it also scores the whole list again.
 """
 
 from __future__ import annotations

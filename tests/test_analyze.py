@@ -345,9 +345,10 @@ def test_proofs_beyond_lists_loop_proofs_of_problems_the_baseline_failed(tmp_pat
             buffer.add(Episode(f"{train}/{problem}", train, disprove, outcome, proof, weights_version=version))
         buffer.add(Episode("variants/c_v1", "variants", False, Outcome.PROVED, "lia."))
     baseline = tmp_path / "fixed.jsonl"
-    write_rows(baseline, [{"problem": name, "method": "mcts-fixed", "status": status}
+    record = {"seconds": 60.0, "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}
+    write_rows(baseline, [{"problem": name, "method": "mcts-fixed", "status": status, **record}
                           for name, status in [("a", "failed"), ("b", "proved"), ("c", "failed"), ("e", "failed")]]
-               + [{"problem": "a", "method": "mcts-mixed", "status": "proved"}])
+               + [{"problem": "a", "method": "mcts-mixed", "status": "proved", **record}])
     assert main(["analyze", str(run), "proofs-beyond", str(baseline), "--method", "mcts-fixed"]) == 0
     out = capsys.readouterr().out
     assert "loop proved 3 problems" in out and "failed 3 of 4" in out and "**1**" in out

@@ -17,7 +17,6 @@ problem the baseline did not attempt is counted apart, never as beyond it. Reads
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,26 +52,28 @@ def loop_proofs(run_dir: Path, source: str) -> dict[str, LoopProof]:
 
 
 def baseline_outcomes(eval_file: Path, method: str | None) -> tuple[str, dict[str, bool]]:
-    """(method, problem → proved) of one method of an eval results file; UsageError when the file
-    is missing or unreadable, or when the method is ambiguous or absent."""
+    """(method, problem → proved) of one method of an eval results file (`eval_records.read_records`,
+    which skips a torn last line); UsageError when the file is missing or unreadable, or when the
+    method is ambiguous or absent."""
+    from alphaprover.eval_records import read_records
+    from lean_interface.durable import JsonlError
+    from search.outcome import Outcome
+
     if not eval_file.is_file():
         raise UsageError(f"no eval results file {eval_file}")
-    rows: list[dict] = []
-    for number, line in enumerate(eval_file.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise UsageError(f"{eval_file}:{number} is not a JSON line") from None
-    methods = sorted({row.get("method", "") for row in rows})
+    try:
+        records = read_records(eval_file)
+    except JsonlError as error:
+        raise UsageError(f"{eval_file}: {error}") from None
+    methods = sorted({record.method for record in records})
     if method is None:
         if len(methods) != 1:
             raise UsageError(f"{eval_file} holds {len(methods)} methods ({', '.join(methods)}): pick one with --method")
         method = methods[0]
     elif method not in methods:
         raise UsageError(f"method {method!r} is not in {eval_file} ({', '.join(methods) or 'no records'})")
-    outcomes = {row["problem"]: row.get("status") == "proved" for row in rows
-                if row.get("method") == method and row.get("status") in ("proved", "failed")}
+    outcomes = {record.problem: record.status is Outcome.PROVED for record in records
+                if record.method == method and record.status in (Outcome.PROVED, Outcome.FAILED)}
     return method, outcomes
 
 
