@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
-from alphaprover.eval_report import markdown_table, plot_pass_rate, search_depth_table, summarise
+from alphaprover.eval_report import differences_table, markdown_table, plot_pass_rate, search_depth_table, summarise
 from alphaprover.eval_runner import ProblemRunner, parse_method_label, split_checkpoint
 from alphaprover.runtime import build_settings, policy_decoding, resolve_checkpoint, sampling_temperatures
 from lean_interface.problems.benchmarks import Problem, load_benchmark
@@ -134,6 +134,9 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     depth = search_depth_table(records)
     if depth:
         table += "\n\nSearch depth and speed:\n\n" + depth
+    differences = differences_table(records)
+    if differences:
+        table += "\n\nProblems the methods disagree on:\n\n" + differences
     title = f"{args.benchmark}: {len(problems)} problems, budget {budget['max_seconds']:g}s / {budget['max_simulations']} sims"
     plot_path = out.with_suffix(".png")
     plot_pass_rate(records, plot_path, title)

@@ -123,6 +123,51 @@ def search_depth_table(records: Iterable[ProblemRecord]) -> str:
     return "\n".join(lines)
 
 
+def differences_table(records: Iterable[ProblemRecord], proof_chars: int = 100) -> str:
+    """The problems the methods disagree on, one row each: which method proved it (✓) and which did
+    not (·), and the shortest proof found (by lines, joined on one line, cut at `proof_chars`). A
+    side-by-side run is read here: "the network adds problems no automation call closes" is a row
+    the `mcts-mixed` column proves and the `mcts-fixed` one does not. Only problems every method of
+    the file has a searched record for (proved or failed) count, so a run still under way compares
+    like with like; a last line gives each method's count of problems no other method proved.
+    Empty with fewer than two methods or no disagreement."""
+    by_problem: dict[str, dict[str, ProblemRecord]] = defaultdict(dict)
+    methods: list[str] = []
+    for record in records:
+        if record.method not in methods:
+            methods.append(record.method)
+        if record.status in (Outcome.PROVED, Outcome.FAILED):
+            by_problem[record.problem][record.method] = record
+    if len(methods) < 2:
+        return ""
+    rows: list[str] = []
+    alone: Counter[str] = Counter()
+    for problem in sorted(by_problem):
+        outcomes = by_problem[problem]
+        if len(outcomes) < len(methods):
+            continue
+        proved = [m for m in methods if outcomes[m].status is Outcome.PROVED]
+        if not proved or len(proved) == len(methods):
+            continue
+        if len(proved) == 1:
+            alone[proved[0]] += 1
+        scripts = [outcomes[m].proof for m in proved if outcomes[m].proof]
+        shortest = min(scripts, key=lambda text: (text.count("\n"), len(text)), default="")
+        shown = " ".join(line.strip() for line in shortest.splitlines())
+        if len(shown) > proof_chars:
+            shown = shown[: proof_chars - 1] + "…"
+        shown = shown.replace("|", "\\|")  # `destruct H as [a|b]` must not split the row
+        marks = " | ".join("✓" if m in proved else "·" for m in methods)
+        rows.append(f"| {problem} | {marks} | `{shown}` |" if shown else f"| {problem} | {marks} | |")
+    if not rows:
+        return ""
+    lines = ["| problem | " + " | ".join(methods) + " | shortest proof |",
+             "|---|" + "---:|" * len(methods) + "---|", *rows,
+             "",
+             "proved by one method alone: " + ", ".join(f"{m} {alone[m]}" for m in methods)]
+    return "\n".join(lines)
+
+
 def proved_fraction_curve(records: Sequence[ProblemRecord], budget_seconds: float,
                           points: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """(time budgets, fraction of attempted problems proved within that many seconds)."""

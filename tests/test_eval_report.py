@@ -6,8 +6,8 @@ import math
 from pathlib import Path
 
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
-from alphaprover.eval_report import (markdown_table, plot_pass_rate, proved_fraction_curve, search_depth_table,
-                                     summarise)
+from alphaprover.eval_report import (differences_table, markdown_table, plot_pass_rate, proved_fraction_curve,
+                                     search_depth_table, summarise)
 from search.outcome import Outcome as Status
 
 
@@ -109,3 +109,35 @@ def test_search_depth_table_reads_speed_and_depth_from_the_records() -> None:
     assert "| mcts | 2 | 200 | 4.0 / 4.00 | 3.00 | 0.142 |" in table
     assert "portfolio" not in table
     assert search_depth_table([_record("d", "portfolio", Status.PROVED, 1.0)]) == ""
+
+
+def test_differences_table_lists_the_problems_the_methods_disagree_on() -> None:
+    def outcome(problem: str, method: str, proof: str | None) -> ProblemRecord:
+        return ProblemRecord(problem=problem, method=method, status=Status.PROVED if proof else Status.FAILED,
+                             seconds=1.0, prover_calls=10, budget_seconds=60.0, budget_simulations=100, proof=proof)
+
+    records = [
+        outcome("both", "fixed", "lra."), outcome("both", "mixed", "lra."),            # agree: not listed
+        outcome("neither", "fixed", None), outcome("neither", "mixed", None),         # agree: not listed
+        outcome("deep", "fixed", None), outcome("deep", "mixed", "intros.\ninduction n.\n{ lia. }\n{ nia. }"),
+        outcome("auto", "fixed", "nra."), outcome("auto", "mixed", None),
+        outcome("half", "mixed", "lia."),                                               # fixed has not run it yet
+        _record("bad", "fixed", Status.BAD_STATEMENT, 0.1), _record("bad", "mixed", Status.PROVED, 1.0),
+    ]
+    table = differences_table(records)
+    assert "| problem | fixed | mixed | shortest proof |" in table
+    assert "| auto | ✓ | · | `nra.` |" in table
+    assert "| deep | · | ✓ | `intros. induction n. { lia. } { nia. }` |" in table
+    assert table.index("| auto |") < table.index("| deep |")
+    for absent in ("| both |", "| neither |", "| half |", "| bad |"):
+        assert absent not in table
+    assert table.endswith("proved by one method alone: fixed 1, mixed 1")
+    # the shortest of several proofs, cut to the width asked for
+    many = [outcome("p", "a", "intros.\nnra."), outcome("p", "b", "nra."), outcome("p", "c", None)]
+    assert "| p | ✓ | ✓ | · | `nra.` |" in differences_table(many)
+    assert "`intros…`" in differences_table([outcome("q", "a", "intros.\nnra."), outcome("q", "b", None)],
+                                            proof_chars=7)
+    assert "| r | ✓ | · | `destruct H as [a\\|b]; lia.` |" in differences_table(
+        [outcome("r", "a", "destruct H as [a|b]; lia."), outcome("r", "b", None)])
+    assert differences_table(records[:4]) == ""
+    assert differences_table([outcome("x", "only", "lra.")]) == ""
