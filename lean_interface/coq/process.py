@@ -41,6 +41,13 @@ class CoqDied(Exception):
     """The coqtop process ended or stopped answering and was killed."""
 
 
+def exhausted(error: str | None) -> bool:
+    """Whether a reply's error is coqtop's own "Out of memory." — the whole message, so a tactic
+    that prints those words (`fail "Out of memory."` reads "Tactic failure: Out of memory.") does
+    not pass for it; the worst a forged one could do is cost a restart."""
+    return error is not None and error.strip() == "Out of memory."
+
+
 @dataclass(frozen=True)
 class Reply:
     """What coqtop answered to one sentence.
@@ -143,6 +150,12 @@ class CoqProcess:
             raise CoqDied("coqtop closed its input") from None
         reply = self._read_reply(timeout)
         self.state, self.proof = reply.state, reply.proof
+        if exhausted(reply.error):
+            # OCaml's Out_of_memory under the process's memory limit (`memory_mb`): coqtop stays up
+            # but every later sentence, a new problem's header included, fails the same way
+            # (seen after 1.5 h of a 2-worker eval: 87 problems in a row). A restart frees it.
+            self.close()
+            raise CoqDied(f"coqtop ran out of memory: {reply.error}")
         return reply
 
     def back_to(self, state: int) -> None:

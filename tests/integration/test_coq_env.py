@@ -10,6 +10,7 @@ import pytest
 from lean_interface.api import EnvError, ProofStep
 from lean_interface.coq.axioms import CLASSICAL
 from lean_interface.coq import CoqEnv, theorem_from_proposition
+from lean_interface.coq.process import CoqProcess, exhausted
 
 pytestmark = pytest.mark.integration
 
@@ -93,6 +94,26 @@ def test_memory_cap_is_in_force_on_coqtop() -> None:
             os.kill(coq.pids[0], signal.SIGKILL)
             coq.apply(goal, "exact I")  # crash noticed, process restarted
         assert coq.apply(goal, "exact I").closed
+
+
+def test_out_of_memory_is_a_crash_and_a_tactic_cannot_forge_it(env: CoqEnv) -> None:
+    """coqtop's "Out of memory." (the whole reply, as a 2-worker eval recorded it: `header of
+    mathd_algebra_48 fails: Out of memory.`) restarts the process; a tactic failing with those
+    words is refused by the guard (no strings), and on a bare process it reads "Tactic failure:
+    Out of memory.." — an ordinary error on the same, live process."""
+    assert exhausted("Out of memory.") and exhausted("Out of memory.\n")
+    assert not exhausted(None) and not exhausted("Tactic failure: Out of memory..")
+    goal = env.start(theorem_from_proposition("forall n : nat, n = n"))
+    assert env.apply(goal, 'fail "Out of memory."').error.startswith("refused")
+    process = CoqProcess(memory_mb=2000)
+    try:
+        process.run("Goal forall n : nat, n = n.", timeout=30.0)
+        pid = process.pid
+        forged = process.run('fail "Out of memory.".', timeout=30.0)
+        assert forged.error == "Tactic failure: Out of memory.." and process.alive and process.pid == pid
+        assert process.run("intros n.", timeout=30.0).error is None
+    finally:
+        process.close()
 
 
 def test_pool_applies_in_parallel() -> None:
