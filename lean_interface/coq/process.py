@@ -43,7 +43,7 @@ class CoqDied(Exception):
 
 def exhausted(error: str | None) -> bool:
     """Whether a reply's error is coqtop's own "Out of memory." — the whole message, so a tactic
-    that prints those words (`fail "Out of memory."` reads "Tactic failure: Out of memory.") does
+    that fails with those words (`fail "Out of memory."` reads "Tactic failure: Out of memory..") does
     not pass for it; the worst a forged one could do is cost a restart."""
     return error is not None and error.strip() == "Out of memory."
 
