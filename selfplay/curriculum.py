@@ -19,7 +19,8 @@ with 27,000 items nearly every one drawn is untried).
 
 With `curriculum_max_budget` > 1 a factory item's search budget (seconds and simulations) is
 also scaled by `budget_factor` of its family's record: 1 while the family is proved half the
-time or more, up to that factor for a family never proved.
+time or more, up to that factor for a family never proved; `target_max_budget` does the same
+for a competition problem and its variants on their target's record.
 
 Competition problems and their variants (the train split, `variants:` sources) are drawn the
 same way with a different family and weight: a problem and its variants form one family

@@ -142,15 +142,29 @@ class Phases:
         return draw < self.cfg.policy_search_share
 
     def budget_factors(self, round_index: int, problems: Sequence[str]) -> dict[str, float]:
-        """Per problem, the multiple of the base search budget it gets this round: 1, except with
-        `curriculum: family` and `curriculum_max_budget` > 1, where a factory item's family record
-        (searches before this round) sets it (`selfplay.curriculum.budget_factor`)."""
-        if self.cfg.curriculum != "family" or self.cfg.curriculum_max_budget == 1.0:
+        """Per problem, the multiple of the base search budget it gets this round (searches before
+        this round decide; `selfplay.curriculum.budget_factor`): a factory item's family record with
+        `curriculum: family` and `curriculum_max_budget` > 1; a competition problem's or variant's
+        target record (the target and its variants, `target_of`) with `target_max_budget` > 1 —
+        a train problem its variants and earlier searches never prove gets up to that many times
+        the seconds, since a base-budget search that keeps failing it teaches nothing and the
+        problems worth a proof are the ones longer baselines miss. 1 otherwise."""
+        family_budget = self.cfg.curriculum == "family" and self.cfg.curriculum_max_budget != 1.0
+        target_budget = self.cfg.target_max_budget != 1.0
+        if not (family_budget or target_budget):
             return dict.fromkeys(problems, 1.0)
-        records = family_records(self.files.search_history(before_round=round_index), family_of,
-                                 self.cfg.curriculum_window)
-        return {p: budget_factor(*records.get(family_of(p), (0, 0)), self.cfg.curriculum_max_budget)
-                if self.train[p].source == CURRICULUM_SOURCE else 1.0 for p in problems}
+        history = self.files.search_history(before_round=round_index)
+        families = family_records(history, family_of, self.cfg.curriculum_window) if family_budget else {}
+        targets = family_records(history, target_of, self.cfg.curriculum_window) if target_budget else {}
+        factors: dict[str, float] = {}
+        for p in problems:
+            if self.train[p].source == CURRICULUM_SOURCE:
+                factors[p] = budget_factor(*families.get(family_of(p), (0, 0)), self.cfg.curriculum_max_budget) \
+                    if family_budget else 1.0
+            else:
+                factors[p] = budget_factor(*targets.get(target_of(p), (0, 0)), self.cfg.target_max_budget) \
+                    if target_budget else 1.0
+        return factors
 
     def search(self, round_index: int, deadline: float) -> bool:
         """This round's train problems, the policy-alone share first; proofs (pruned by the

@@ -110,6 +110,7 @@ class ExpertIterationConfig(LoopConfig):
     curriculum: str = "family"           # which factory items a round searches (selfplay/curriculum.py): family | attempts
     curriculum_window: int = 24          # curriculum=family: a family's record is its last N search attempts
     curriculum_max_budget: float = 1.0   # curriculum=family: a never-proved family's items search with up to N× the budget
+    target_max_budget: float = 1.0       # a competition target never proved (itself or a variant) searches with up to N× the budget
 
     LABEL = "expert iteration config"
 
@@ -120,9 +121,10 @@ class ExpertIterationConfig(LoopConfig):
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
         if not 0.0 <= self.policy_search_share <= 1.0:
             raise ValueError("policy_search_share must be in [0, 1]")
-        if self.curriculum not in CURRICULA or self.curriculum_window < 1 or self.curriculum_max_budget < 1:
-            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window and "
-                             "curriculum_max_budget >= 1")
+        if self.curriculum not in CURRICULA or self.curriculum_window < 1 or self.curriculum_max_budget < 1 \
+                or self.target_max_budget < 1:
+            raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window, "
+                             "curriculum_max_budget and target_max_budget >= 1")
         if self.heldout_selection not in HELDOUT_SELECTIONS:
             raise ValueError(f"heldout_selection must be one of {', '.join(HELDOUT_SELECTIONS)}")
 

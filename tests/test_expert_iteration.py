@@ -347,6 +347,24 @@ def test_a_family_curriculum_draws_competition_targets_near_the_frontier(tmp_pat
     assert {"minif2f-rocq-train/near", "minif2f-rocq-train/far"} <= set(plan)
 
 
+def _round_one_attempts(cfg: ExpertIterationConfig, train: list, earlier: list[tuple[str, bool]]) -> list[Attempt]:
+    """The attempts round 1's search submits after a round 0 whose search rows are `earlier`
+    ((problem, proved)); the pool replays nothing, it records."""
+    submitted: list[Attempt] = []
+
+    class Recording(ReplayPool):
+        def submit(self, attempt: Attempt) -> None:
+            submitted.append(attempt)
+            super().submit(attempt)
+
+    driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [], lambda kind, ids: Recording(set(), [], kind))
+    path = Path(cfg.run_dir) / "rounds" / "r000" / "search.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({"problem": p, "proved": ok}) + "\n" for p, ok in earlier))
+    assert driver.search(1, deadline=float("inf"))
+    return submitted
+
+
 def test_a_never_proved_family_searches_with_a_larger_budget(tmp_path: Path) -> None:
     """`curriculum_max_budget: 4`: after 12 failed searches of family `open` and 12 proofs of
     `done`, the next round's `open` items get ≈ 3.8× the seconds and simulations, `done` items
@@ -360,19 +378,7 @@ def test_a_never_proved_family_searches_with_a_larger_budget(tmp_path: Path) -> 
             "run_dir": str(run), "checkpoint": str(CHECKPOINT), "problems_per_round": 12, "heldout_problems": 1,
             "curriculum_max_budget": max_budget, "search_seconds": 10.0, "search_simulations": 50,
             "policy_search_share": 0.0, "learner": {"quantization": ""}})
-        submitted: list[Attempt] = []
-
-        class Recording(ReplayPool):
-            def submit(self, attempt: Attempt) -> None:
-                submitted.append(attempt)
-                super().submit(attempt)
-
-        driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [],
-                                 lambda kind, ids: Recording(set(), [], kind))
-        path = run / "rounds" / "r000" / "search.jsonl"
-        path.parent.mkdir(parents=True)
-        path.write_text("".join(json.dumps({"problem": p, "proved": ok}) + "\n" for p, ok in earlier))
-        assert driver.search(1, deadline=float("inf"))
+        submitted = _round_one_attempts(cfg, train, earlier)
         budgets = {family_of(a.problem): (a.max_seconds, a.max_simulations) for a in submitted}
         assert budgets["m0"] == (10.0, 50)
         if max_budget == 1.0:
@@ -382,6 +388,35 @@ def test_a_never_proved_family_searches_with_a_larger_budget(tmp_path: Path) -> 
             assert budgets["open"] == (pytest.approx(10.0 * factor), round(50 * factor))
             assert budgets.get("done", (10.0, 50)) == (10.0, 50)
         assert "open" in budgets
+
+
+def test_a_competition_target_never_proved_searches_with_a_larger_budget(tmp_path: Path) -> None:
+    """`target_max_budget: 3`: `hard`'s 12 variant searches all failed and `easy`'s all proved, so
+    the next round searches `hard` and its variants with ≈ 2.9× the seconds and simulations,
+    `easy`'s variants and the untried `fresh` with the base budget, factory items too (their
+    budget is `curriculum_max_budget`'s); the default (1) changes nothing."""
+    train = [problem(f"{target}_v{i}", "variants") for target in ("hard", "easy") for i in range(1, 6)] + \
+        [problem(name, "minif2f-rocq-train") for name in ("hard", "fresh")] + [problem("fam_open_00001")]
+    earlier = [(f"variants/{target}_v{100 + i}", target == "easy") for target in ("hard", "easy") for i in range(12)]
+    for max_budget in (1.0, 3.0):
+        run = tmp_path / str(max_budget)
+        cfg = ExpertIterationConfig.from_dict({
+            "run_dir": str(run), "checkpoint": str(CHECKPOINT), "problems_per_round": 20, "heldout_problems": 1,
+            "target_max_budget": max_budget, "search_seconds": 10.0, "search_simulations": 50,
+            "policy_search_share": 0.0, "learner": {"quantization": ""}})
+        submitted = _round_one_attempts(cfg, train, earlier)
+        budgets = {a.problem: (a.max_seconds, a.max_simulations) for a in submitted}
+        assert len(budgets) == len(train)
+        hard = [b for p, b in budgets.items() if p.split("/")[1].startswith("hard")]
+        rest = [b for p, b in budgets.items() if not p.split("/")[1].startswith("hard")]
+        assert len(hard) == 6 and len(rest) == 7 and set(rest) == {(10.0, 50)}
+        if max_budget == 1.0:
+            assert set(hard) == {(10.0, 50)}
+        else:
+            factor = 1 + 2 * (2 * 13 / 14 - 1)
+            assert all(b == (pytest.approx(10.0 * factor), round(50 * factor)) for b in hard), hard
+    with pytest.raises(ValueError):
+        ExpertIterationConfig.from_dict({"run_dir": "r", "checkpoint": "c", "target_max_budget": 0.5})
 
 
 def test_heldout_goals_are_labelled_alike_whatever_rule_the_run_trains_with() -> None:
