@@ -1,4 +1,5 @@
-"""The `alphaprover` command line: solve | play | eval | extract | factory | pretrain | train | ttrl | analyze | demo.
+"""The `alphaprover` command line: solve | play | eval | eval-proofs | extract | factory | pretrain | train | ttrl |
+analyze | demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
 in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
@@ -15,6 +16,7 @@ from typing import Sequence
 
 from alphaprover.analyze import add_arguments as add_analyze_arguments
 from alphaprover.config import UsageError, load_config, load_run_config, save_config, to_plain
+from alphaprover.eval_proofs import add_arguments as add_eval_proofs_arguments
 from lean_interface.api import EnvError
 
 #: bundled problems outside the dev subset; mathd_algebra_119's and mathd_algebra_37's headers load
@@ -78,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--seconds", type=float)
     evaluate.add_argument("--simulations", type=int)
     _common(evaluate)
+
+    eval_proofs = sub.add_parser("eval-proofs", help="replay an eval run's proofs of train problems into a "
+                                                     "supervised dataset (never dev or test)")
+    add_eval_proofs_arguments(eval_proofs)
 
     extract = sub.add_parser("extract", help="replay Coq libraries into a tactic dataset")
     extract.add_argument("--out", default="data/extracted")
@@ -158,6 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from alphaprover.eval_cmd import run_eval_command
 
             return run_eval_command(args, load_config("config", _overrides(args)))
+        if args.command == "eval-proofs":
+            from alphaprover.eval_proofs import run as run_eval_proofs
+
+            return run_eval_proofs(args)
         if args.command == "extract":
             return _extract(args)
         if args.command == "factory":

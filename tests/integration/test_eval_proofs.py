@@ -1,0 +1,68 @@
+"""`alphaprover eval-proofs` on real Coq: an eval run's proofs of train problems become supervised
+records; a dev problem's proof never does, whether its row names it or a copy under another name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alphaprover.cli import main
+from alphaprover.eval_proofs import eval_proof_records
+from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
+
+pytestmark = pytest.mark.integration
+
+TRAIN_PROBLEM = "mathd_algebra_15"      # s 2 6 = 100 from h0 : forall a b, 0 < a -> 0 < b -> s a b = a ^ b + b ^ a
+DEV_PROBLEM = "algebra_apb4leq8ta4pb4"  # in the dev subset (every 8th valid problem by name)
+
+
+def row(problem: str, method: str, status: str, proof: str | None) -> dict:
+    return {"problem": problem, "method": method, "status": status, "proof": proof}
+
+
+def test_train_proofs_replay_into_records_and_dev_rows_are_left_out(tmp_path: Path) -> None:
+    assert DEV_PROBLEM in dev_problem_names() and TRAIN_PROBLEM not in dev_problem_names()
+    rows = [row(TRAIN_PROBLEM, "mcts-fixed", "proved", "apply h0. { lia. } { lia. }"),
+            row(TRAIN_PROBLEM, "mcts-mixed", "proved", "apply h0.  { lia. } { lia. }\n"),   # the same proof
+            row(TRAIN_PROBLEM, "portfolio", "proved", "lia."),                              # does not replay
+            row("mathd_algebra_48", "mcts-fixed", "failed", None),
+            row(DEV_PROBLEM, "mcts-fixed", "proved", "intros; nra.")]
+    records, report = eval_proof_records(rows, "minif2f-rocq-train")
+    assert (report.proofs, report.replayed, report.dropped, report.outside, report.refused) == (2, 1, 1, 1, 0)
+    assert report.records == len(records) == 3
+    [root] = [r for r in records if r["tactic"] == "apply h0."]
+    assert root["goal"].endswith("⊢ s 2 6 = 100") and root["steps"] == 2
+    assert root["lemma"] == TRAIN_PROBLEM and root["source"] == "minif2f-rocq-train"
+    sides = sorted(r["goal"].rsplit("⊢ ", 1)[1] for r in records if r["tactic"] == "lia.")
+    assert sides == ["0 < 2", "0 < 6"]
+    assert all(DEV_PROBLEM not in r["lemma"] for r in records)
+
+    only_portfolio, report = eval_proof_records(rows, "minif2f-rocq-train", methods=frozenset({"portfolio"}))
+    assert only_portfolio == [] and (report.proofs, report.dropped) == (1, 1)
+
+
+def test_a_dev_problem_under_another_name_is_refused(tmp_path: Path) -> None:
+    """A benchmark directory that holds a dev problem's statement under a new name: its proof is
+    refused (held out by statement), never replayed."""
+    valid = BUNDLED["minif2f-rocq-valid"][0]
+    text = (valid / f"{DEV_PROBLEM}.v").read_text().replace(DEV_PROBLEM, "renamed_problem")
+    (tmp_path / "renamed_problem.v").write_text(text)
+    records, report = eval_proof_records([row("renamed_problem", "mcts-fixed", "proved", "intros; nra.")],
+                                         str(tmp_path))
+    assert records == [] and (report.refused, report.proofs, report.replayed) == (1, 0, 0)
+
+
+def test_the_command_writes_once_and_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    eval_file, out = tmp_path / "eval.jsonl", tmp_path / "records.jsonl"
+    eval_file.write_text(json.dumps(row(TRAIN_PROBLEM, "mcts-fixed", "proved", "apply h0. { lia. } { lia. }")) + "\n")
+    assert main(["eval-proofs", str(eval_file), str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 3
+    assert "3 records from 1 problems" in capsys.readouterr().out
+    assert main(["eval-proofs", str(eval_file), str(out)]) == 2              # exists: --force to replace
+    assert main(["eval-proofs", str(tmp_path / "missing.jsonl"), str(tmp_path / "o.jsonl")]) == 2
+    (tmp_path / "bad.jsonl").write_text('{"problem": "x"\n')
+    assert main(["eval-proofs", str(tmp_path / "bad.jsonl"), str(tmp_path / "o.jsonl")]) == 2
+    assert not (tmp_path / "o.jsonl").exists()
+    assert "error:" in capsys.readouterr().err
