@@ -19,7 +19,7 @@ from typing import Iterator, Sequence
 
 import torch
 
-from lean_interface.durable import read_jsonl
+from lean_interface.durable import BadLine, read_jsonl, refuse
 from networks.tokenizer import ProofTokenizer, tactic_identifiers
 
 
@@ -31,14 +31,34 @@ class Example:
     source: str = ""
 
 
+class HeldOutRecord(ValueError):
+    """A dataset record of a problem that is never trained on."""
+
+
 def read_examples(path: str | Path) -> list[Example]:
-    """All records of a JSONL file; ValueError (one line) on a missing file or a bad record."""
+    """All records of a JSONL file; ValueError (one line) on a missing file or a bad record, and
+    `HeldOutRecord` on a record whose `lemma` is a held-out competition problem (the dev subset,
+    the test split, or a variant of one: `held_out_problem_of`) — whatever wrote the file, no
+    training input carries one."""
+    from lean_interface.problems.benchmarks import held_out_problem_of
+
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"dataset file not found: {file}")
-    return read_jsonl(file, lambda row: Example(row["goal"], row["tactic"], max(1, int(row["steps"])),
-                                                str(row.get("source", ""))),
-                      what="a {goal, tactic, steps} record")
+
+    def example(row: dict) -> Example:
+        lemma = str(row.get("lemma") or "")
+        held_out = held_out_problem_of(lemma) if lemma else None
+        if held_out is not None:
+            raise HeldOutRecord(f"{file}: a record of {held_out}, which is never trained on")
+        return Example(row["goal"], row["tactic"], max(1, int(row["steps"])), str(row.get("source", "")))
+
+    def on_bad(line: BadLine) -> None:
+        if isinstance(line.error, HeldOutRecord):
+            raise line.error
+        refuse(line)
+
+    return read_jsonl(file, example, on_bad=on_bad, what="a {goal, tactic, steps} record")
 
 
 def read_example_files(paths: str) -> list[Example]:

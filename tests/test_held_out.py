@@ -104,3 +104,25 @@ def test_a_variant_that_states_a_dev_problem_is_dropped(tmp_path: Path) -> None:
 
     problems = load_all([f"variants:{directory}:2"], None, make_variants=make_variants)
     assert [p.id for p in problems] == [f"variants/{train_name}_v2"]
+
+
+def test_a_training_file_with_a_record_of_a_held_out_problem_is_refused(tmp_path: Path) -> None:
+    """Supervised files (pretraining, the learner's demonstrations, exported loop or eval proofs)
+    are read by `read_examples`: a record whose `lemma` is a dev or test problem, or a variant of
+    one, stops the read with a one-line error; train problems and library lemmas pass."""
+    import json
+
+    from networks.dataset import HeldOutRecord, read_examples
+
+    dev, test = sorted(dev_problem_names())[0], sorted(minif2f_test_names())[0]
+    train = next(path.stem for path in sorted(VALID.glob("*.v")) if path.stem not in dev_problem_names())
+    ok = [{"goal": "⊢ True", "tactic": "trivial.", "steps": 1, "lemma": name} for name in (train, "Rplus_comm", "")]
+    file = tmp_path / "ok.jsonl"
+    file.write_text("".join(json.dumps(row) + "\n" for row in ok))
+    assert len(read_examples(file)) == 3
+    for lemma in (dev, f"{dev}_v3", test, f"{test}_sg1_2"):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text("".join(json.dumps(row) + "\n" for row in
+                               [*ok, {"goal": "⊢ True", "tactic": "trivial.", "steps": 1, "lemma": lemma}]))
+        with pytest.raises(HeldOutRecord, match="never trained on"):
+            read_examples(bad)
