@@ -1,0 +1,40 @@
+"""Which eval proofs `alphaprover eval-proofs` would replay (no Coq): the benchmark's proved rows
+only, each distinct script once, shortest first; held-out problems refused even when listed."""
+
+from __future__ import annotations
+
+from alphaprover.eval_proofs import EvalProofReport, proofs_to_replay
+from lean_interface.api import Theorem
+from lean_interface.problems.benchmarks import Problem, dev_problem_names, load_benchmark
+
+
+def row(problem: str, method: str, status: str, proof: str | None) -> dict:
+    return {"problem": problem, "method": method, "status": status, "proof": proof}
+
+
+def test_only_proved_rows_of_the_benchmark_each_script_once() -> None:
+    train = {p.name: p for p in load_benchmark("minif2f-rocq-train")}
+    dev = sorted(dev_problem_names())[0]
+    name = "mathd_algebra_15"
+    rows = [row(name, "mcts-fixed", "proved", "apply h0. { lia. }  { lia. }"),
+            row(name, "mcts-mixed", "proved", "apply h0.\n{ lia. } { lia. }"),
+            row(name, "portfolio", "proved", "lia."),
+            row(name, "bfs", "failed", None),
+            row("mathd_algebra_48", "mcts-fixed", "proved", ""),
+            row(dev, "mcts-fixed", "proved", "intros; nra.")]
+    report = EvalProofReport()
+    todo = proofs_to_replay(rows, train, frozenset(), report)
+    assert todo == {name: ["lia.", "apply h0. { lia. } { lia. }"]}
+    assert (report.proofs, report.outside, report.refused) == (2, 1, 0)
+    report = EvalProofReport()
+    assert proofs_to_replay(rows, train, frozenset({"portfolio"}), report) == {name: ["lia."]}
+
+
+def test_a_listed_held_out_problem_is_refused() -> None:
+    dev = next(p for p in load_benchmark("minif2f-rocq-dev") if p.theorem is not None)
+    renamed = Theorem("renamed", dev.theorem.header, dev.theorem.statement.replace(dev.name, "renamed"))
+    problems = {"renamed": Problem("renamed", renamed), dev.name: dev}
+    report = EvalProofReport()
+    rows = [row("renamed", "mcts-fixed", "proved", "lia."), row(dev.name, "mcts-fixed", "proved", "lia.")]
+    assert proofs_to_replay(rows, problems, frozenset(), report) == {}
+    assert (report.refused, report.proofs) == (2, 0)
