@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
@@ -126,8 +125,7 @@ def run(args: argparse.Namespace) -> int:
     methods = frozenset(part.strip() for part in args.methods.split(",") if part.strip())
     records, report = eval_proof_records(rows, args.benchmark, methods, args.source)
     write_atomic(args.out_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-    by_problem = Counter(r["lemma"] for r in records)
-    print(f"{report.records} records from {len(by_problem)} problems written to {args.out_file}: "
+    print(f"{report.records} records from {len({r['lemma'] for r in records})} problems written to {args.out_file}: "
           f"{report.replayed} of {report.proofs} proofs replayed ({report.dropped} dropped); "
           f"{report.outside} proved rows outside {args.benchmark}, {report.refused} held out refused")
     return 0

@@ -19,7 +19,7 @@ from typing import Iterator, Sequence
 
 import torch
 
-from lean_interface.durable import BadLine, read_jsonl, refuse
+from lean_interface.durable import read_jsonl
 from networks.tokenizer import ProofTokenizer, tactic_identifiers
 
 
@@ -45,20 +45,14 @@ def read_examples(path: str | Path) -> list[Example]:
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"dataset file not found: {file}")
-
-    def example(row: dict) -> Example:
-        lemma = str(row.get("lemma") or "")
-        held_out = held_out_problem_of(lemma) if lemma else None
+    rows = read_jsonl(file, lambda row: (Example(row["goal"], row["tactic"], max(1, int(row["steps"])),
+                                                 str(row.get("source", ""))), str(row.get("lemma") or "")),
+                      what="a {goal, tactic, steps} record")
+    for lemma in sorted({lemma for _, lemma in rows if lemma}):
+        held_out = held_out_problem_of(lemma)
         if held_out is not None:
             raise HeldOutRecord(f"{file}: a record of {held_out}, which is never trained on")
-        return Example(row["goal"], row["tactic"], max(1, int(row["steps"])), str(row.get("source", "")))
-
-    def on_bad(line: BadLine) -> None:
-        if isinstance(line.error, HeldOutRecord):
-            raise line.error
-        refuse(line)
-
-    return read_jsonl(file, example, on_bad=on_bad, what="a {goal, tactic, steps} record")
+    return [example for example, _ in rows]
 
 
 def read_example_files(paths: str) -> list[Example]:
