@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="comma-separated: portfolio, bfs, mcts, each search with an optional action "
                                "set suffix -network / -fixed / -mixed (e.g. mcts-mixed,bfs-fixed); mcts may add "
                                "+eager / +cost / +measured / +glance (its expansion), -mixed +lemmas[N] (N library-lemma candidates, "
-                               "default 8), any method @CHECKPOINT (e.g. mcts-fixed+eager,mcts-mixed+cost+lemmas)")
+                               "default 8), -mixed/-network +sample / +beam / +both (decoding), mcts-mixed +priced / "
+                               "+uniform / +residual (a glanced goal's list after the policy's round), any method @CHECKPOINT (e.g. mcts-fixed+eager,mcts-mixed+cost+lemmas)")
     evaluate.add_argument("--workers", type=int, default=1, help="parallel workers (Ray when > 1)")
     evaluate.add_argument("--limit", type=int, help="only the first N problems (sorted by name)")
     evaluate.add_argument("--problems", help="comma-separated problem names")

@@ -14,16 +14,23 @@ import time
 from typing import Any
 
 from alphaprover.eval_records import ProblemRecord
-from alphaprover.policy_config import LEMMAS_LABEL_DEFAULT
+from alphaprover.policy_config import DECODINGS, LEMMAS_LABEL_DEFAULT
 from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
 from search.action_set import ActionMode
-from search.config import EXPANSIONS
+from search.config import EXPANSIONS, GLANCE_LIST_PRIORS
 from search.outcome import Outcome
 from search.evaluator import Evaluator
-from search.solve import Method, solve
+from search.solve import Method, SearchSettings, solve
 
 _LEMMAS = re.compile(r"lemmas(?P<top>\d*)")
+#: a label's glance-list option: `priced` (`mcts.glance_prices_list`) or a `mcts.glance_list_prior`
+LIST_PRICINGS = ("priced", *GLANCE_LIST_PRIORS)
+
+
+def _known_policy_option(option: str) -> bool:
+    """An option other than an expansion: lemma candidates, a decoding or a glance-list pricing."""
+    return bool(_LEMMAS.fullmatch(option)) or option in DECODINGS or option in LIST_PRICINGS
 
 
 def _options(label: str) -> tuple[str, list[str]]:
@@ -58,29 +65,66 @@ def split_expansion(label: str) -> tuple[str, str | None]:
     base, options = _options(label)
     expansion, rest = None, []
     for option in options:
-        if _LEMMAS.fullmatch(option):
+        if _known_policy_option(option):
             rest.append(option)
         elif option in EXPANSIONS:
             expansion = option
         else:
-            raise ValueError(f"method {label!r}: unknown expansion {option!r} "
-                             f"(choose from {', '.join(EXPANSIONS)}; or lemmas[N] for a -mixed search)")
+            raise ValueError(f"method {label!r}: unknown expansion {option!r} (choose from {', '.join(EXPANSIONS)}; "
+                             f"a decoding: {', '.join(DECODINGS)}; a glance-list pricing: {', '.join(LIST_PRICINGS)}; "
+                             "or lemmas[N] for a -mixed search)")
     if expansion is not None and parse_method_label(base)[0] is not Method.MCTS:
         raise ValueError(f"method {label!r}: only mcts has an expansion mode")
     return "+".join([base, *rest]), expansion
+
+
+def split_decoding(label: str) -> tuple[str, str | None]:
+    """`mcts-mixed+both` → ("mcts-mixed", "both"): a search with the network may name its own
+    `decoding` (sample | beam | both), so one eval run compares decodings side by side. No such
+    option → (label, None): the config's. Other options stay in the returned label."""
+    base, options = _options(label)
+    decoding = next((o for o in options if o in DECODINGS), None)
+    return "+".join([base, *(o for o in options if o not in DECODINGS)]), decoding
+
+
+def split_list_pricing(label: str) -> tuple[str, str | None]:
+    """`mcts-mixed+residual` → ("mcts-mixed", "residual"): how a glanced goal's list is priced after the
+    policy's round — `priced` (`mcts.glance_prices_list`: scored again), `uniform` or `residual`
+    (`mcts.glance_list_prior`). No such option → (label, None): the config's."""
+    base, options = _options(label)
+    pricing = next((o for o in options if o in LIST_PRICINGS), None)
+    return "+".join([base, *(o for o in options if o not in LIST_PRICINGS)]), pricing
+
+
+def with_list_pricing(settings: SearchSettings, pricing: str | None) -> SearchSettings:
+    """`settings` with a label's glance-list pricing (`split_list_pricing`) applied."""
+    if pricing is None:
+        return settings
+    mcts = (dataclasses.replace(settings.mcts, glance_prices_list=True) if pricing == "priced"
+            else dataclasses.replace(settings.mcts, glance_prices_list=False, glance_list_prior=pricing))
+    return dataclasses.replace(settings, mcts=mcts)
 
 
 def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
     """`portfolio`, or a search with an optional action-set suffix: `mcts`, `mcts-mixed`,
     `bfs-fixed`, `mcts-network`, … (no suffix: the config's `actions`). Returns (method, mode),
     mode None for the portfolio or when the config decides. Options after `+` are checked and read
-    past: an expansion (`split_expansion`, MCTS only) and `+lemmas[N]` (`split_lemmas`, mixed only)."""
+    past: an expansion (`split_expansion`, MCTS only), a decoding (`split_decoding`, a search with the
+    network), a glance-list pricing (`split_list_pricing`, mcts-mixed) and `+lemmas[N]` (`split_lemmas`,
+    mixed only)."""
     if "+" in label:
         without_expansion, _ = split_expansion(label)
-        base, lemmas = split_lemmas(without_expansion)
+        without_decoding, decoding = split_decoding(without_expansion)
+        without_pricing, pricing = split_list_pricing(without_decoding)
+        base, lemmas = split_lemmas(without_pricing)
         if lemmas and not base.endswith("-mixed"):
             raise ValueError(f"lemma candidates are priced by the policy: only a -mixed search takes +lemmas "
                              f"(e.g. mcts-mixed+lemmas), not {label!r}")
+        if decoding and not (base.endswith("-mixed") or base.endswith("-network")):
+            raise ValueError(f"a decoding is the policy's: only a -mixed or -network search takes +{decoding}, "
+                             f"not {label!r}")
+        if pricing and not (base.endswith("-mixed") and base.startswith("mcts")):
+            raise ValueError(f"a glance-list pricing is an mcts-mixed option, not {label!r}")
         label = base
     name, _, suffix = label.partition("-")
     method = Method.parse(name)
@@ -105,15 +149,18 @@ class ProblemRunner:
         self._cfg = cfg
         _, self._settings, self._budget = build_settings(cfg)
         self._env: ProofEnv | None = None
-        self._evaluators: dict[tuple[Method, ActionMode, str | None, str | None, int | None], Evaluator | None] = {}
+        self._evaluators: dict[tuple, Evaluator | None] = {}
 
     def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None,
-                   expansion: str | None = None, lemmas: int | None = None) -> Evaluator | None:
-        """One evaluator per (method, mode, checkpoint, expansion, lemmas): a network cache never
+                   expansion: str | None = None, lemmas: int | None = None, decoding: str | None = None,
+                   pricing: str | None = None) -> Evaluator | None:
+        """One evaluator per (method, mode, checkpoint, label options): a network cache never
         serves two methods, so neither side of a comparison reads the other's answers."""
-        key = (method, mode or action_mode(self._cfg), checkpoint, expansion, lemmas)
+        key = (method, mode or action_mode(self._cfg), checkpoint, expansion, lemmas, decoding, pricing)
         if key not in self._evaluators:
             cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
+            if decoding:
+                cfg = {**cfg, "decoding": decoding}
             self._evaluators[key] = build_evaluator(cfg, method, key[1], lemmas)[0]
         return self._evaluators[key]
 
@@ -132,12 +179,14 @@ class ProblemRunner:
         method, mode = parse_method_label(label)
         expansion = split_expansion(label)[1]
         lemmas = split_lemmas(label)[1]
-        settings = self._settings
+        decoding = split_decoding(label)[1]
+        pricing = split_list_pricing(label)[1]
+        settings = with_list_pricing(self._settings, pricing)
         if expansion is not None:
             settings = dataclasses.replace(settings, mcts=dataclasses.replace(settings.mcts, expansion=expansion))
         started = time.monotonic()
         try:
-            evaluator = self._evaluator(method, mode, checkpoint, expansion, lemmas)
+            evaluator = self._evaluator(method, mode, checkpoint, expansion, lemmas, decoding, pricing)
             outcome = solve(theorem, self._get_env(), evaluator, method, settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,

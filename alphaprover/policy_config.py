@@ -36,10 +36,13 @@ class PolicyConfig:
     threads: int = 1              # torch/CTranslate2 threads of one evaluator (per actor, and the learner's)
 
 
+#: the values of `decoding` (networks.sampling.DECODINGS; here so the CLI checks a label without torch)
+DECODINGS = ("sample", "beam", "both")
+
 #: lemmas a `+lemmas` method label offers when the label names no number
 LEMMAS_LABEL_DEFAULT = 8
 
 #: the defaults, for reading a config that lacks a key
 POLICY_DEFAULTS = PolicyConfig()
 
-__all__ = ["LEMMAS_LABEL_DEFAULT", "POLICY_DEFAULTS", "PolicyConfig"]
+__all__ = ["DECODINGS", "LEMMAS_LABEL_DEFAULT", "POLICY_DEFAULTS", "PolicyConfig"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from alphaprover.config import UsageError
-from alphaprover.policy_config import POLICY_DEFAULTS
+from alphaprover.policy_config import DECODINGS, POLICY_DEFAULTS
 from lean_interface import EnvError, ProofEnv, Theorem, make_env
 from lean_interface.problems.benchmarks import REPO_ROOT, find_problem, lean_theorem
 from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
@@ -83,7 +83,7 @@ def policy_decoding(cfg: dict[str, Any]) -> str:
     round), "beam" (round r: the K·(r+1) most likely, `networks.evaluator`) or "both" (their
     union); a one-line UsageError for anything else."""
     decoding = str(cfg.get("decoding", POLICY_DEFAULTS.decoding))
-    if decoding not in ("sample", "beam", "both"):
+    if decoding not in DECODINGS:
         raise UsageError(f"decoding must be sample, beam or both, not {decoding!r}")
     return decoding
 

@@ -37,6 +37,8 @@ def config_from_dict(cls: type[T], data: dict[str, Any], label: str | None = Non
 #: first with cheap kinds that prove slow in this search deferred too ("measured"; `search.cost`), and
 #: "measured" with a new goal's first round a glance, the policy asked when the search comes back ("glance")
 EXPANSIONS = ("eager", "cost", "measured", "glance")
+#: the values of `MCTSConfig.glance_list_prior`
+GLANCE_LIST_PRIORS = ("uniform", "residual")
 
 
 def _require(condition: bool, message: str) -> None:
@@ -117,6 +119,11 @@ class MCTSConfig:
                               glance also re-prices the automation list (teacher-forced scoring of
                               ~50–100 tactics, most of that round's cost); False: the policy adds
                               its samples, and those it sampled from the list get its price.
+      glance_list_prior:      with expansion "glance" and the list not priced again, the price of
+                              what the policy's round after the glance did not sample: "uniform"
+                              (the glance's placeholder, ≈ −4 nats for 60 tactics: above most
+                              samples, so the list goes first) or "residual" (the probability mass
+                              the policy's distinct samples leave, shared: `widening.residual_logprob`).
       cost_c, cost_alpha:     with expansion "cost", a non-root goal may spend up to
                               cost_c · visits^cost_alpha expected prover seconds on expensive
                               tactics (each family's limit until measured, then its running mean).
@@ -177,6 +184,7 @@ class MCTSConfig:
     # and 535 → 964; proved 3 → 2 and 7 = 7 — the one lost (induction_ineq_nsqlefactn) was not proved
     # again with the list priced in three reruns (30, 30, 60 s): a timing-dependent find.
     glance_prices_list: bool = False
+    glance_list_prior: str = "uniform"
     cost_c: float = 0.2
     cost_alpha: float = 0.8
     num_samples: int = 32
@@ -196,6 +204,8 @@ class MCTSConfig:
         _require(self.max_expansions >= 1 and self.num_samples >= 1 and self.num_parallel >= 1,
                  "max_expansions, num_samples and num_parallel must be >= 1")
         _require(self.first_expansion_k >= 0, "first_expansion_k must be >= 0 (0 = every proposal at once)")
+        _require(self.glance_list_prior in GLANCE_LIST_PRIORS,
+                 f"unknown glance_list_prior {self.glance_list_prior!r} (choose from {', '.join(GLANCE_LIST_PRIORS)})")
         _require(self.expansion in EXPANSIONS,
                  f"unknown expansion {self.expansion!r} (choose from {', '.join(EXPANSIONS)})")
         _require(self.cost_c >= 0 and self.cost_alpha >= 0, "cost_c and cost_alpha must be >= 0")

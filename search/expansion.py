@@ -25,7 +25,8 @@ expanded from a glance: the automation list at uniform priors and the network's 
 sampling or scoring (≈ 11 ms of network time a goal instead of ≈ 175 ms on one thread). A goal the
 search comes back to asks the policy at that expansion (`OrNode.awaiting_policy`): its samples join
 the pending list, and its price replaces the glance's uniform one on what it sampled
-(`widening.offer(reprice=True)`); with `glance_prices_list` it also scores the whole list again.
+(`widening.offer(reprice=True)`); with `glance_prices_list` it also scores the whole list again;
+with `glance_list_prior = "residual"` what it did not price shares the mass its samples leave.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from search.config import Budget
 from search.cost import CostModel, cheap_first, is_expensive, same_class_prefix
 from search.evaluator import EvalRequest, Evaluation, Evaluator, rank_tactics
 from search.tree import SearchTree, Status, extract_proof
-from search.widening import offer, put_back, take
+from search.widening import offer, put_back, residual_logprob, take
 
 #: at most this many tactics per `apply_many` call; the budget is checked between calls.
 PROVER_CHUNK = 16
@@ -175,7 +176,7 @@ def evaluate(evaluator: Evaluator, requests: list[EvalRequest], stats: SearchSta
 def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env: ProofEnv, *, num_samples: int,
            prior_temperature: float, max_expansions: int, clock: BudgetClock, width: int = 0,
            cost: CostModel | None = None, deep_samples: int = 0, glance: bool = False,
-           glance_prices_list: bool = False) -> list[float]:
+           glance_prices_list: bool = False, glance_list_prior: str = "uniform") -> list[float]:
     """Expand each of `node_ids` (distinct, OPEN goals) once: a goal with proposals pending sends
     the `width` most likely of them; any other goal gets a new evaluator round first (one batched
     call for all of them), whose new proposals join its pending list, and then sends its `width`
@@ -185,7 +186,9 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
     other than the root (`MCTSConfig.deep_samples`). `glance`: a goal other than the root asks its
     first round as a glance (`EvalRequest.glance`; `mcts.expansion = "glance"`), and its next
     expansion asks the policy for its samples — and, with `glance_prices_list`, to price the
-    candidate list again (`MCTSConfig.glance_prices_list`)."""
+    candidate list again (`MCTSConfig.glance_prices_list`). `glance_list_prior` = "residual": what that
+    round leaves unpriced shares the probability mass the policy's samples leave
+    (`widening.residual_logprob`; `MCTSConfig.glance_list_prior`)."""
     stats = clock.stats
     if cost is None:
         asking = [n for n in node_ids if not tree.nodes[n].pending or tree.nodes[n].awaiting_policy]
@@ -209,8 +212,13 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         node.rounds += 1
         glanced = node_id in glancing and evaluation.glance  # an evaluator without glances answered in full
         node.glanced = node.glanced or glanced
-        new = offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature,
-                    reprice=node_id in repricing)
+        proposals = rank_tactics(evaluation.tactics, env.canonical_tactic)
+        unpriced = None
+        if node_id in repricing and glance_list_prior == "residual" and not glance_prices_list:
+            priced = {tactic for tactic, _ in proposals}
+            left = ({t for t in node.pending if t not in priced} | {e.tactic for e in node.edges if e.tactic not in priced})
+            unpriced = residual_logprob(proposals, len(left)) if left else None
+        new = offer(tree, node_id, proposals, prior_temperature, reprice=node_id in repricing, unpriced=unpriced)
         if not new and not glanced:  # a glance proposing nothing still leaves the policy to ask
             nothing_new.add(node_id)
 

@@ -132,7 +132,8 @@ def run_mcts(root: Goal, env: ProofEnv, evaluator: Evaluator, config: MCTSConfig
         values = expand(tree, leaves, evaluator, env, num_samples=config.num_samples,
                         prior_temperature=config.prior_temperature, max_expansions=config.max_expansions,
                         clock=clock, width=config.first_expansion_k, cost=cost, deep_samples=config.deep_samples,
-                        glance=config.expansion == "glance", glance_prices_list=config.glance_prices_list)
+                        glance=config.expansion == "glance", glance_prices_list=config.glance_prices_list,
+                        glance_list_prior=config.glance_list_prior)
         for (walk, leaf), value in zip(walks, values):
             apply_virtual_loss(tree, walk, leaf, -1)
             backup(tree, walk, leaf, leaf_value(tree, leaf, value, config), config)

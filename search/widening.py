@@ -20,16 +20,30 @@ from typing import Iterable
 
 from search.tree import OrNode, SearchTree
 
+#: the least probability mass `residual_logprob` leaves for the tactics the policy did not price
+RESIDUAL_FLOOR = 1e-3
+
 
 def offer(tree: SearchTree, node_id: int, proposals: Iterable[tuple[str, float]], prior_temperature: float,
-          reprice: bool = False) -> bool:
+          reprice: bool = False, unpriced: float | None = None) -> bool:
     """Add one evaluator round's canonical (tactic, log-prob) proposals to a goal. A tactic that
     already has an edge adds its prior to the edge; one already pending keeps its best log-prob;
     a failed one is not retried. Returns whether any proposal was new (now pending).
     `reprice`: the earlier prices were placeholders (a glance's uniform priors, `EvalRequest.glance`):
-    this round's log-prob replaces an edge's prior and a pending tactic's log-prob instead."""
+    this round's log-prob replaces an edge's prior and a pending tactic's log-prob instead.
+    `unpriced` (with `reprice`): the log-prob given to every pending tactic and edge this round
+    did not price (`residual_logprob`); None leaves them at their placeholder price."""
     node = tree.nodes[node_id]
     new = False
+    proposals = list(proposals)
+    if reprice and unpriced is not None:
+        priced = {tactic for tactic, _ in proposals}
+        for tactic in node.pending:
+            if tactic not in priced:
+                node.pending[tactic] = unpriced
+        for edge in node.edges:
+            if edge.tactic not in priced:
+                edge.prior, edge.logprob = math.exp(unpriced / prior_temperature), unpriced
     for tactic, logprob in proposals:
         if tactic in node.tried:  # sampled again: more prior for its edge; a failure is not retried
             index = node.tried[tactic]
@@ -46,6 +60,16 @@ def offer(tree: SearchTree, node_id: int, proposals: Iterable[tuple[str, float]]
             node.pending[tactic] = logprob
             new = True
     return new
+
+
+def residual_logprob(proposals: Iterable[tuple[str, float]], unpriced: int, floor: float = RESIDUAL_FLOOR) -> float:
+    """The log-prob of each of `unpriced` tactics that share the probability mass the policy's
+    distinct proposals leave: log(max(1 − Σ p, floor) / unpriced). Why (`MCTSConfig.glance_list_prior`):
+    after a glance the automation list waits at uniform priors (≈ −4 nats for 60 tactics), above
+    most of what the policy samples, so the goal sends the list before the policy's own ideas;
+    the policy's probabilities say how much mass is left for tactics it did not propose."""
+    mass = sum(math.exp(logprob) for _, logprob in proposals)
+    return math.log(max(1.0 - mass, floor) / max(1, unpriced))
 
 
 def take(node: OrNode, width: int) -> list[tuple[str, float]]:

@@ -145,3 +145,51 @@ def test_a_label_expansion_applies_to_its_method_only_and_overrides_apply_to_all
     assert all("stop here" in r.message and r.method == label for r, label in zip(records, labels))
     assert [(expansion, c) for expansion, c, _ in seen] == [("eager", 0.7), ("cost", 0.7), ("eager", 0.7)]
     assert len({evaluator for _, _, evaluator in seen[:2]}) == 2   # no cache shared across the comparison
+
+
+def test_a_label_may_name_its_decoding_and_glance_list_pricing() -> None:
+    from alphaprover.eval_runner import split_decoding, split_list_pricing, with_list_pricing
+    from search.solve import SearchSettings
+
+    assert split_decoding("mcts-mixed+both+priced") == ("mcts-mixed+priced", "both")
+    assert split_decoding("mcts-mixed+cost") == ("mcts-mixed+cost", None)
+    assert split_list_pricing("mcts-mixed+both+residual") == ("mcts-mixed+both", "residual")
+    assert parse_method_label("mcts-mixed+glance+both+priced+lemmas8")[0].value == "mcts"
+    assert parse_method_label("mcts-network+beam")[1] is ActionMode.NETWORK
+    priced = with_list_pricing(SearchSettings(), "priced").mcts
+    residual = with_list_pricing(SearchSettings(), "residual").mcts
+    assert priced.glance_prices_list and not residual.glance_prices_list and residual.glance_list_prior == "residual"
+    assert with_list_pricing(SearchSettings(), None) == SearchSettings()
+    for bad, message in (("mcts-fixed+both", "only a -mixed or -network search"),
+                         ("mcts-network+priced", "mcts-mixed option"), ("bfs-mixed+residual", "mcts-mixed option"),
+                         ("mcts-mixed+greedy", "unknown expansion 'greedy'")):
+        with pytest.raises(ValueError, match=message) as error:
+            parse_method_label(bad)
+        assert "\n" not in str(error.value)
+
+
+def test_a_label_decoding_and_pricing_reach_their_method_only(monkeypatch) -> None:
+    import alphaprover.eval_runner as runner_module
+    from alphaprover.config import load_config, to_plain
+    from lean_interface.api import Theorem
+
+    seen: list[tuple[bool, str]] = []
+    built: list[str] = []
+
+    def fake_solve(theorem, env, evaluator, method, settings, budget):  # type: ignore[no-untyped-def]
+        seen.append((settings.mcts.glance_prices_list, settings.mcts.glance_list_prior))
+        raise RuntimeError("stop here")
+
+    def fake_build(cfg, method, mode, lemmas):  # type: ignore[no-untyped-def]
+        built.append(cfg["decoding"])
+        return object(), "fake"
+
+    monkeypatch.setattr(runner_module, "solve", fake_solve)
+    monkeypatch.setattr(runner_module, "build_evaluator", fake_build)
+    runner = runner_module.ProblemRunner(to_plain(load_config("config", [])))
+    monkeypatch.setattr(runner, "_get_env", lambda: None)
+    theorem = Theorem("t", "", "Theorem t : True.")
+    for label in ("mcts-mixed+both+priced", "mcts-mixed+residual", "mcts-mixed"):
+        assert "stop here" in runner.run("t", theorem, "", label).message
+    assert seen == [(True, "uniform"), (False, "residual"), (False, "uniform")]
+    assert built == ["both", "sample", "sample"]

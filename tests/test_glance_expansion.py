@@ -127,3 +127,48 @@ def test_an_evaluator_without_glances_answers_in_full_and_the_goal_is_not_glance
     assert policy.requests[-1].glance  # asked for one …
     node = tree.nodes[b]
     assert not node.glanced and not node.awaiting_policy and node.policy_rounds == 1  # … got a full answer
+
+
+def test_residual_logprob_shares_the_mass_the_policy_leaves() -> None:
+    from search.widening import RESIDUAL_FLOOR, residual_logprob
+
+    assert residual_logprob([("a", math.log(0.5)), ("b", math.log(0.3))], 4) == pytest.approx(math.log(0.2 / 4))
+    assert residual_logprob([("a", math.log(0.999999))], 2) == pytest.approx(math.log(RESIDUAL_FLOOR / 2))
+    assert residual_logprob([], 3) == pytest.approx(math.log(1 / 3))
+
+
+def test_with_a_residual_list_prior_the_policy_round_puts_its_samples_before_the_glanced_list() -> None:
+    """The glance left a 6-tactic list at uniform priors (1/6 each) and sent one (t0, which opened an
+    edge). The policy's round samples `sure` (p = 0.85) and `deep` (p = 0.1) and prices t1 at e^−9.
+    Uniform: the next two sent are `sure` and a list tactic (1/6 > 0.1). Residual: the four list
+    tactics it did not price and the edge t0 share the mass left, (1 − 0.95 − e^−9) / 5 each, so
+    `sure` and `deep` go first."""
+    listed = [f"t{i}." for i in range(6)]
+    for prior, second in (("uniform", "t2."), ("residual", "deep")):
+        env = TableEnv({("A", "intros"): ["B"], ("B", "t0."): ["C"]})
+        policy = TableEvaluator({"A": [("intros", -0.1)],
+                                 "B": [("sure", math.log(0.85)), ("deep", math.log(0.1)), ("t1.", -9.0)]})
+        mixed = MixedEvaluator(policy, lambda goal: listed)
+        tree = SearchTree(Goal("A", "A"))
+        _expand(tree, mixed, env, [0])
+        b = tree.node_id("B")
+        for cheap_k in (1, 2):  # the glance, then the policy's round
+            expand(tree, [b], mixed, env, num_samples=4, prior_temperature=1.0, max_expansions=8,
+                   clock=BudgetClock(Budget(max_simulations=100), SearchStats()),
+                   cost=CostModel(0.2, 0.8, cheap_k=cheap_k), glance=True, glance_list_prior=prior)
+        node = tree.nodes[b]
+        assert [t for g, t in env.calls if g == "B"] == ["t0.", "sure", second], prior
+        [t0] = [e for e in node.edges if e.tactic == "t0."]
+        if prior == "residual":
+            left = math.log((1 - 0.95 - math.exp(-9.0)) / 5)
+            assert node.pending["t3."] == pytest.approx(left) and t0.logprob == pytest.approx(left)
+            assert node.pending["t1."] == -9.0
+        else:
+            assert node.pending["t3."] == -math.log(6) and t0.logprob == -math.log(6)
+        tree.check_invariants()
+
+
+def test_glance_list_prior_is_checked() -> None:
+    assert MCTSConfig(glance_list_prior="residual").glance_list_prior == "residual"
+    with pytest.raises(ValueError, match="glance_list_prior"):
+        MCTSConfig(glance_list_prior="nonsense")
