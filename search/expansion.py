@@ -41,7 +41,7 @@ from search.config import Budget
 from search.cost import CostModel, cheap_first, is_expensive, same_class_prefix
 from search.evaluator import EvalRequest, Evaluation, Evaluator, rank_tactics
 from search.tree import SearchTree, Status, extract_proof
-from search.widening import offer, put_back, residual_logprob, take
+from search.widening import offer, put_back, take
 
 #: at most this many tactics per `apply_many` call; the budget is checked between calls.
 PROVER_CHUNK = 16
@@ -212,13 +212,8 @@ def expand(tree: SearchTree, node_ids: Sequence[int], evaluator: Evaluator, env:
         node.rounds += 1
         glanced = node_id in glancing and evaluation.glance  # an evaluator without glances answered in full
         node.glanced = node.glanced or glanced
-        proposals = rank_tactics(evaluation.tactics, env.canonical_tactic)
-        unpriced = None
-        if node_id in repricing and glance_list_prior == "residual" and not glance_prices_list:
-            priced = {tactic for tactic, _ in proposals}
-            left = ({t for t in node.pending if t not in priced} | {e.tactic for e in node.edges if e.tactic not in priced})
-            unpriced = residual_logprob(proposals, len(left)) if left else None
-        new = offer(tree, node_id, proposals, prior_temperature, reprice=node_id in repricing, unpriced=unpriced)
+        new = offer(tree, node_id, rank_tactics(evaluation.tactics, env.canonical_tactic), prior_temperature,
+                    reprice=node_id in repricing, residual=glance_list_prior == "residual" and not glance_prices_list)
         if not new and not glanced:  # a glance proposing nothing still leaves the policy to ask
             nothing_new.add(node_id)
 

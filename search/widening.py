@@ -25,24 +25,26 @@ RESIDUAL_FLOOR = 1e-3
 
 
 def offer(tree: SearchTree, node_id: int, proposals: Iterable[tuple[str, float]], prior_temperature: float,
-          reprice: bool = False, unpriced: float | None = None) -> bool:
+          reprice: bool = False, residual: bool = False) -> bool:
     """Add one evaluator round's canonical (tactic, log-prob) proposals to a goal. A tactic that
     already has an edge adds its prior to the edge; one already pending keeps its best log-prob;
     a failed one is not retried. Returns whether any proposal was new (now pending).
     `reprice`: the earlier prices were placeholders (a glance's uniform priors, `EvalRequest.glance`):
     this round's log-prob replaces an edge's prior and a pending tactic's log-prob instead.
-    `unpriced` (with `reprice`): the log-prob given to every pending tactic and edge this round
-    did not price (`residual_logprob`); None leaves them at their placeholder price."""
+    `residual` (with `reprice`): every pending tactic and edge this round did not price shares the
+    mass its proposals leave (`residual_logprob`) instead of keeping its placeholder price."""
     node = tree.nodes[node_id]
     new = False
     proposals = list(proposals)
-    if reprice and unpriced is not None:
+    if reprice and residual:
         priced = {tactic for tactic, _ in proposals}
-        for tactic in node.pending:
-            if tactic not in priced:
+        pending = [tactic for tactic in node.pending if tactic not in priced]
+        edges = [edge for edge in node.edges if edge.tactic not in priced]
+        if pending or edges:
+            unpriced = residual_logprob(proposals, len(pending) + len(edges))
+            for tactic in pending:
                 node.pending[tactic] = unpriced
-        for edge in node.edges:
-            if edge.tactic not in priced:
+            for edge in edges:
                 edge.prior, edge.logprob = math.exp(unpriced / prior_temperature), unpriced
     for tactic, logprob in proposals:
         if tactic in node.tried:  # sampled again: more prior for its edge; a failure is not retried

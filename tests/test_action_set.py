@@ -193,3 +193,12 @@ def test_a_label_decoding_and_pricing_reach_their_method_only(monkeypatch) -> No
         assert "stop here" in runner.run("t", theorem, "", label).message
     assert seen == [(True, "uniform"), (False, "residual"), (False, "uniform")]
     assert built == ["both", "sample", "sample"]
+
+
+def test_the_cli_and_the_network_know_the_same_decodings() -> None:
+    """`alphaprover.policy_config.DECODINGS` checks labels and configs without importing torch; it must
+    name what `networks.sampling` implements."""
+    from alphaprover.policy_config import DECODINGS
+    from networks.sampling import DECODINGS as IMPLEMENTED
+
+    assert DECODINGS == IMPLEMENTED
