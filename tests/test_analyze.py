@@ -354,6 +354,8 @@ def test_proofs_beyond_lists_loop_proofs_of_problems_the_baseline_failed(tmp_pat
     assert "loop proved 3 problems" in out and "failed 3 of 4" in out and "**1**" in out
     assert "| a | 2 | 2 | `nra.` |" in out and "| b |" not in out and "| e |" not in out
     assert "1 loop-proved problems not in the baseline run" in out
+    assert main(["analyze", str(run), "proofs-beyond", str(baseline), "--method", "mcts-fixed", "--names"]) == 0
+    assert capsys.readouterr().out == "a\n"
     # two methods in the file and none named; an absent method; no buffer: one line, exit 2
     assert main(["analyze", str(run), "proofs-beyond", str(baseline)]) == 2
     assert "pick one with --method" in capsys.readouterr().err

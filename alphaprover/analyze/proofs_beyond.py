@@ -11,7 +11,9 @@ episode was stored (`selfplay.actor`), so nothing here is re-checked or trusted 
 Input: the run's replay buffer (`buffer/`; episodes of `--source`, default `minif2f-rocq-train`,
 read without opening the buffer) and an eval results file (`alphaprover eval --out`). `--method`
 picks the baseline's records when the file holds several methods (one method needs no flag). A
-problem the baseline did not attempt is counted apart, never as beyond it. Reads, never writes.
+problem the baseline did not attempt is counted apart, never as beyond it. `--names` prints only the
+gained names, comma-separated, for `alphaprover eval --problems` (the done-when's fresh search on
+them beside the baseline). Reads, never writes.
 """
 
 from __future__ import annotations
@@ -102,11 +104,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("eval_file", type=Path, help="an `alphaprover eval --out` results file (the baseline)")
     parser.add_argument("--method", default=None, help="the baseline method in that file (needed when it has several)")
     parser.add_argument("--source", default="minif2f-rocq-train", help="the loop's problem source to read")
+    parser.add_argument("--names", action="store_true",
+                        help="print only the gained problem names, comma-separated (for `eval --problems`)")
 
 
 def run(run_dir: Path, args: argparse.Namespace) -> int:
     if not (run_dir / "buffer").is_dir():
         raise UsageError(f"{run_dir} has no replay buffer (buffer/)")
     method, baseline = baseline_outcomes(args.eval_file, args.method)
-    print(report(method, args.eval_file, loop_proofs(run_dir, args.source), baseline))
+    proofs = loop_proofs(run_dir, args.source)
+    if args.names:
+        print(",".join(proof.name for proof in beyond(proofs, baseline)[0]))
+    else:
+        print(report(method, args.eval_file, proofs, baseline))
     return 0
