@@ -196,7 +196,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("alphaprover: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
     return 2
+
+
+def _reader_went_away() -> int:
+    """The reader of stdout closed it (`alphaprover analyze … | head -1`): stop quietly, as a Unix
+    filter does, with the shell's SIGPIPE status; stdout is pointed at /dev/null so the interpreter's
+    flush at exit does not raise a second time."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 141
 
 
 def _extract(args: argparse.Namespace) -> int:

@@ -362,3 +362,27 @@ def test_proofs_beyond_lists_loop_proofs_of_problems_the_baseline_failed(tmp_pat
     assert main(["analyze", str(run), "proofs-beyond", str(baseline), "--method", "bfs"]) == 2
     assert main(["analyze", str(tmp_path), "proofs-beyond", str(baseline), "--method", "mcts-fixed"]) == 2
     assert main(["analyze", str(run), "proofs-beyond", str(tmp_path / "none.jsonl")]) == 2
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`alphaprover analyze … | head -1`: the closed pipe is the reader's choice, not an error to
+    print a traceback for; the command exits with the shell's SIGPIPE status and nothing on stderr."""
+    import subprocess
+    import sys
+
+    from selfplay.episode import Episode, Outcome
+    from selfplay.replay_buffer import ReplayBuffer
+
+    run = tmp_path / "run"
+    with ReplayBuffer(run / "buffer", capacity=4) as buffer:
+        buffer.add(Episode("minif2f-rocq-train/a", "minif2f-rocq-train", False, Outcome.PROVED, "nra.", weights_version=1))
+    baseline = tmp_path / "fixed.jsonl"
+    write_rows(baseline, [{"problem": "a", "method": "mcts-fixed", "status": "failed", "seconds": 60.0,
+                           "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}])
+    child = subprocess.Popen([sys.executable, "-c", "import sys; from alphaprover.cli import main; sys.exit(main())",
+                              "analyze", str(run), "proofs-beyond", str(baseline)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
+    child.stdout.close()  # the reader leaves before the report is written
+    stderr = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141, stderr
+    assert "Traceback" not in stderr and stderr == ""
