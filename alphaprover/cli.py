@@ -197,20 +197,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("alphaprover: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return _reader_went_away()
+        if not _stdout_reader_gone():
+            raise  # a pipe to a prover or a worker, not the reader's: not ours to hide
+        return _silence_stdout()
     return 2
 
 
-def _reader_went_away() -> int:
-    """The reader of stdout closed it (`alphaprover analyze … | head -1`): stop quietly, as a Unix
-    filter does, with the shell's SIGPIPE status; stdout is pointed at /dev/null so the interpreter's
-    flush at exit does not raise a second time."""
-    import os
+def _stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader has closed it (`alphaprover analyze … | head -1`):
+    poll reports POLLERR on such a pipe's write end, and nothing on a live pipe, a file or a tty."""
+    import select
 
     try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # stdout is no file (replaced, closed)
+        return False
+
+
+def _silence_stdout() -> int:
+    """Stop quietly, as a Unix filter does when its reader leaves, with the shell's SIGPIPE status;
+    stdout is pointed at /dev/null so the interpreter's flush at exit does not raise again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
     return 141
 
 

@@ -386,3 +386,16 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) 
     stderr = child.stderr.read().decode()
     assert child.wait(timeout=120) == 141, stderr
     assert "Traceback" not in stderr and stderr == ""
+
+
+def test_a_broken_pipe_that_is_not_stdout_still_surfaces(tmp_path: Path, monkeypatch, capfd) -> None:
+    """Only the reader of stdout leaving ends a command quietly: a BrokenPipeError from another pipe
+    (a prover's, a worker's) while stdout is fine is raised as before, never turned into status 141."""
+    import alphaprover.analyze
+
+    def broken(args):
+        raise BrokenPipeError("coqtop went away")
+
+    monkeypatch.setattr(alphaprover.analyze, "run_analysis", broken)
+    with pytest.raises(BrokenPipeError, match="coqtop went away"):
+        main(["analyze", str(tmp_path), "proofs-beyond", str(tmp_path / "fixed.jsonl")])
