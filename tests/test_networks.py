@@ -331,8 +331,9 @@ def test_steps_that_fit_keeps_a_reserve() -> None:
 
 
 def test_pretrain_sized_by_time_calibrates_and_keeps_its_schedule(tmp_path: Path) -> None:
-    """max_steps=0 with max_minutes: the schedule is laid out after `calibration_steps` timed steps,
-    saved with the run and kept by a resumed session; bad settings are one-line errors."""
+    """max_steps=0 with max_minutes: the schedule is laid out after `calibration_steps` timed steps
+    and again at the warm-up's end, saved with the run and kept by a resumed session; bad settings
+    are one-line errors."""
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps({"goal": e.goal, "tactic": e.tactic, "steps": e.steps, "source": "t"}) + "\n"
                             for e in EXAMPLES * 4), encoding="utf-8")
@@ -343,10 +344,11 @@ def test_pretrain_sized_by_time_calibrates_and_keeps_its_schedule(tmp_path: Path
     pretrain(PretrainConfig.from_dict({**base, "session_steps": 5}))
     state = torch.load(tmp_path / "run" / "last" / "training_state.pt", weights_only=False)
     assert state["step"] == 5 and state["max_steps"] > 5  # laid out at step 3 over the 30 s budget
+    assert state["schedule_laid_out_at"] == 4  # and again at the warm-up's end, over steps 1-4
     laid_out = state["max_steps"]
     resumed = pretrain(PretrainConfig.from_dict({**base, "session_steps": 2}))
     again = torch.load(tmp_path / "run" / "last" / "training_state.pt", weights_only=False)
-    assert resumed["step"] == 7 and again["max_steps"] == laid_out
+    assert resumed["step"] == 7 and again["max_steps"] == laid_out and again["schedule_laid_out_at"] == 4
     with pytest.raises(ValueError, match="give max_minutes"):
         PretrainConfig.from_dict({**base, "max_minutes": 0})
     with pytest.raises(ValueError, match="below warmup_steps"):
