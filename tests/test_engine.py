@@ -131,7 +131,7 @@ def test_evaluator_returns_samples_and_every_candidate_once(engine: str, engine_
         assert [lp for _, lp in evaluation.tactics] == sorted((lp for _, lp in evaluation.tactics), reverse=True)
         got = dict(evaluation.tactics)
         for tactic, logprob in scored.tactics:  # a sampled candidate keeps its better log-prob
-            assert got[tactic] >= logprob - 1e-6
+            assert got[tactic] >= logprob - 1e-4  # float noise of scoring in another batch (≈ 4e-6 seen)
         assert evaluation.value == pytest.approx(scored.value, abs=1e-5)
     # samples came too (a confident policy may sample only listed candidates for some goals)
     assert sampled_beyond_the_candidates > 0
