@@ -244,21 +244,23 @@ def pretrain(cfg: PretrainConfig) -> dict[str, float]:
             step += 1
             batch_in_epoch = index + 1
             bar.update(1)
-            if sized_here and step - session_start_step in (calibration_from, cfg.calibration_steps, cfg.warmup_steps):
+            since = step - session_start_step
+            # laid out at `calibration_steps`, then again at the warm-up's end (an absolute step: the
+            # cosine starts there, so no rate already used changes) over the longer window (the first
+            # steps run slower: data, allocator, a neighbour starting up)
+            if sized_here and (since in (calibration_from, cfg.calibration_steps)
+                               or (step == cfg.warmup_steps and since > cfg.calibration_steps)):
                 if device.type == "cuda":
                     torch.cuda.synchronize()
-                if step - session_start_step == calibration_from:  # the first steps (warm-up of kernels) not timed
+                if since == calibration_from:  # the first steps (warm-up of kernels) not timed
                     calibration_started = time.monotonic()
                 else:
-                    # laid out at `calibration_steps`, then again at the warm-up's end over the longer
-                    # window (the first steps run slower: data, allocator, a neighbour starting up); the
-                    # cosine has not started there, so the second layout changes no rate already used
-                    per_step = (time.monotonic() - calibration_started) / (step - session_start_step - calibration_from)
+                    per_step = (time.monotonic() - calibration_started) / (since - calibration_from)
                     cfg = replace(cfg, max_steps=steps_that_fit(step, per_step,
                                                                 60 * cfg.max_minutes - (time.monotonic() - started)))
                     laid_out_at = step
                     bar.total = cfg.max_steps
-                    bar.write(f"calibrated over steps {calibration_from}-{step - session_start_step}: "
+                    bar.write(f"calibrated over steps {calibration_from}-{since}: "
                               f"{per_step:.4f} s/step -> max_steps {cfg.max_steps}")
             if step % 20 == 0:
                 writer.add_scalar("train/loss", losses["loss"].item(), step)
