@@ -33,6 +33,14 @@ def factory_files(specs: list[str]) -> list[Path]:
     return [Path(spec.target) for spec in map(parse_spec, specs) if spec.kind == "factory"]
 
 
+def benchmark_sources(specs: list[str]) -> frozenset[str]:
+    """The source names (as in problem ids) of the benchmark specs among `specs`: the competition
+    problems the curve's `competition_proved_total` counts (not the factory, variants or stdlib)."""
+    from selfplay.source_spec import parse_spec
+
+    return frozenset(spec.source for spec in map(parse_spec, specs) if spec.kind == "benchmark")
+
+
 def pool_actor_settings(kind: str, actor: dict) -> dict:
     """The `actor` settings of a pool of `kind`. Search proofs become training data and reference
     proofs the exact-match references: both are pruned. Held-out searches label their goals for
@@ -120,7 +128,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer, library=library,
                                  value_scorer=value_scorer, topk_scorer=topk_scorer, logprob_scorer=logprob_scorer,
                                  script_referencer=lambda problem_ids: script_references(problem_ids, files),
-                                 make_learner=learner_factory(str(plain.get("ray_address") or "")))
+                                 make_learner=learner_factory(str(plain.get("ray_address") or "")),
+                                 competition_sources=benchmark_sources(specs))
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "

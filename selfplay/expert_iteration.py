@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from lean_interface.problems.benchmarks import held_out_problem_of
 from selfplay.actor import SourceProblem
@@ -73,7 +73,8 @@ class ExpertIteration:
                  topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None,
                  logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
                  script_referencer: Callable[[list[str]], list[dict]] | None = None,
-                 library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner) -> None:
+                 library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner,
+                 competition_sources: Collection[str] = ()) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         by_id = {p.id: p for p in train}
@@ -96,7 +97,8 @@ class ExpertIteration:
                                                             cfg.heldout_problems)
         self.phases = Phases(cfg, self.files, by_id, self.heldout_slice, self.buffer, self.learner, make_pool, writer)
         self.measurements = Measurements(self.files, self.heldout_slice, self.buffer, self.learner,
-                                         Scorers(value_scorer, topk_scorer, logprob_scorer, script_referencer), writer)
+                                         Scorers(value_scorer, topk_scorer, logprob_scorer, script_referencer), writer,
+                                         competition=frozenset(p.id for p in train if p.source in competition_sources))
 
     @property
     def on_progress(self) -> ProgressHook | None:

@@ -6,7 +6,10 @@ held-out proof rate, the value head's AUC on the goals those searches proved vs.
 a proof, the policy's 8-beam top-8 on the reference steps beside the "8 most frequent tactics of
 the buffer" baseline, and the median log-prob of the slice's own proof-script steps before the
 closing call. After the round's learning (`finish_round`): one curve row with the search's
-proofs, the train problems proved so far, the learner step and the losses on a fresh batch.
+proofs, the train problems proved so far (`train_proved_total`: every source, factory and
+variants included), the competition problems among them (`competition_proved_total`: the problems
+of the run's benchmark sources, e.g. the miniF2F train split — the count issue #39's train
+done-when is about), the learner step and the losses on a fresh batch.
 They measure; nothing here reaches the learner.
 """
 
@@ -49,8 +52,10 @@ class Measurements:
     """The round's numbers over one run's files, buffer and learner."""
 
     def __init__(self, files: RunFiles, heldout_slice: Sequence[str], buffer: ReplayBuffer, learner: LearnerService,
-                 scorers: Scorers, writer=None, started: float | None = None) -> None:
+                 scorers: Scorers, writer=None, started: float | None = None,
+                 competition: frozenset[str] = frozenset()) -> None:
         self.files, self.heldout_slice, self.buffer, self.learner = files, heldout_slice, buffer, learner
+        self.competition = competition  # ids of the problems of the run's benchmark sources
         self.scorers, self.writer = scorers, writer
         self.started = time.monotonic() if started is None else started
 
@@ -137,12 +142,14 @@ class Measurements:
         row = {"round": round_index, "weights_version": round_index, **evaluation,
                "search_attempted": len(rows), "search_proved": sum(1 for r in rows if r["proved"]),
                "train_proved_total": len(proved_total), "learner_step": self.learner.step,
-               **self.learner.fresh_losses(), "minutes": round((time.monotonic() - self.started) / 60, 1)}
+               **self.learner.fresh_losses(), "minutes": round((time.monotonic() - self.started) / 60, 1),
+               "competition_proved_total": len(proved_total & self.competition)}
         append_curve_row(self.files.run_dir / "curve.tsv", row)
         if self.writer is not None:
             self.writer.add_scalar("curve/search_proof_rate", row["search_proved"] / max(1, row["search_attempted"]),
                                    round_index)
             self.writer.add_scalar("curve/train_proved_total", row["train_proved_total"], round_index)
+            self.writer.add_scalar("curve/competition_proved_total", row["competition_proved_total"], round_index)
             by_policy = [r for r in rows if r.get("actions") == "policy"]
             if by_policy:
                 self.writer.add_scalar("curve/search_policy_proof_rate",

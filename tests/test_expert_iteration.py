@@ -215,6 +215,29 @@ def test_rounds_evaluate_search_learn_and_resume_where_they_stopped(tmp_path: Pa
     assert not (tmp_path / "other" / "script_references.jsonl").exists()  # a crash is retried, not cached
 
 
+def test_the_curve_counts_the_competition_problems_proved_apart_from_the_generated_ones(tmp_path: Path) -> None:
+    """`train_proved_total` counts every source; `competition_proved_total` only the problems of
+    the run's benchmark sources (the miniF2F train split), not the factory's nor the variants'."""
+    from alphaprover.iterate_cmd import benchmark_sources
+
+    sources = benchmark_sources(["factory:data/factory/factory.jsonl", "minif2f-rocq-train",
+                                 "variants:minif2f-rocq-train:4"])
+    assert sources == {"minif2f-rocq-train"}
+    train = [problem("t0"), problem("t1"), problem("m0", "minif2f-rocq-train"), problem("m1", "minif2f-rocq-train"),
+             problem("m0_v1", "variants")]
+    proved = {"factory/t0", "factory/t1", "minif2f-rocq-train/m1", "variants/m0_v1"}
+    cfg = ExpertIterationConfig.from_dict({
+        "run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "rounds": 1, "problems_per_round": 5,
+        "heldout_problems": 1, "learner_steps_per_round": 1, "min_buffer_records": 1, "policy_search_share": 0.0,
+        "learner": {"batch_size": 2, "quantization": "", "checkpoint_every": 1}})
+    driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [],
+                             lambda kind, ids: ReplayPool(proved, [], kind), competition_sources=sources)
+    driver.run()
+    header, row = [line.split("\t") for line in (tmp_path / "run" / "curve.tsv").read_text().splitlines()]
+    assert row[header.index("train_proved_total")] == "4"
+    assert row[header.index("competition_proved_total")] == "1"
+
+
 def test_an_older_curve_gets_the_new_columns_and_keeps_its_rows(tmp_path: Path) -> None:
     curve = tmp_path / "curve.tsv"
     old_columns = [c for c in CURVE_COLUMNS if c != "script_logprob"]
