@@ -86,3 +86,6 @@ def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path
     assert "reference_top8" in columns and "value_auc" in columns and "script_logprob" in columns
     assert (run_dir / "script_references.jsonl").is_file()  # the held-out scripts, replayed once for the column
     assert (run_dir / "references.jsonl").read_text().count("\n") == 3
+    # the CLI counts only benchmark sources as competition problems: a factory-only run counts none
+    competition = [row.split("\t")[columns.index("competition_proved_total")] for row in rows]
+    assert competition == ["0"] * len(rows)
