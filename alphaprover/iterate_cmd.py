@@ -65,7 +65,7 @@ def heldout_problems(files: list[Path]) -> list[SourceProblem]:
 
 
 def run_expert_iteration(cfg: DictConfig) -> int:
-    from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig
+    from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, check_source_weights
     from selfplay.ray_learner import learner_factory
 
     plain = to_plain(cfg)
@@ -92,6 +92,10 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     ensure_factory(files)
     ensure_inputs(str(plain.get("supervised_file") or ""), str(plain.get("library_file") or ""))
     train = load_sources(specs)
+    try:
+        check_source_weights(settings, train)  # before the run directory is made
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     heldout = heldout_problems(files)
     run_dir = Path(settings.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -63,6 +63,16 @@ from selfplay.replay_buffer import ReplayBuffer
 from selfplay.runner import LearnerService, ProgressHook
 
 
+def check_source_weights(cfg: ExpertIterationConfig, train: Sequence[SourceProblem]) -> None:
+    """ValueError when `source_weights` names a source none of `train` comes from (a typo would
+    otherwise leave the shares equal without a word)."""
+    sources = {p.source for p in train}
+    unknown = sorted(set(cfg.source_weights or {}) - sources)
+    if unknown:
+        raise ValueError(f"source_weights names sources the run does not train on: {', '.join(unknown)} "
+                         f"(its sources: {', '.join(sorted(sources))})")
+
+
 class ExpertIteration:
     """The driver (a plain class; the CLI builds the actor pools, Ray or in-process): the rounds'
     state machine over `Phases` (what each phase does) and `Measurements` (the curve)."""
@@ -84,6 +94,7 @@ class ExpertIteration:
         dev = [reason for p in (*train, *heldout) if (reason := held_out_problem_of(p.theorem.name, p.theorem))]
         if dev:
             raise ValueError(f"dev-subset or test-split problems cannot enter expert iteration: {', '.join(dev[:3])}")
+        check_source_weights(cfg, train)
         self.files = RunFiles(self.run_dir)
         if not cfg.resume and self.files.state_path.exists():
             raise ValueError(f"{self.run_dir} already holds a run (use resume=true or a new run_dir)")
@@ -170,4 +181,4 @@ class ExpertIteration:
         return self.measurements.family_rates(round_index)
 
 
-__all__ = ["ExpertIteration", "ExpertIterationConfig", "IterationState"]
+__all__ = ["ExpertIteration", "ExpertIterationConfig", "IterationState", "check_source_weights"]

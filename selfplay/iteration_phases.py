@@ -45,16 +45,30 @@ AUC_GOALS_PER_PROBLEM = 24
 PoolFactory = Callable[[str, list[str]], ActorPool]
 
 
-def balanced_by_source(problems: Sequence[str], source_of: Callable[[str], str]) -> list[str]:
+def balanced_by_source(problems: Sequence[str], source_of: Callable[[str], str],
+                       weights: Mapping[str, float] | None = None) -> list[str]:
     """`problems` reordered so that the sources take turns (in order of first appearance), each
-    keeping its own order: a prefix of any length shares itself evenly among the sources that
-    still have problems. One source: the order is unchanged."""
+    keeping its own order: a prefix of any length shares itself among the sources that still have
+    problems in proportion to their `weights` (a source not named weighs 1; all equal: plain turns,
+    one each). Smooth weighted round-robin: each turn every source with problems left gains its
+    weight, the one with the most (the first on a tie) goes and pays back the turn's total, so a
+    weight-2 source beside two weight-1 ones takes every other place. One source: the order is
+    unchanged."""
     queues: dict[str, list[str]] = {}
     for problem in problems:
         queues.setdefault(source_of(problem), []).append(problem)
+    weight = {source: float((weights or {}).get(source, 1.0)) for source in queues}
+    credit = dict.fromkeys(queues, 0.0)
+    taken = dict.fromkeys(queues, 0)
     ordered: list[str] = []
-    for turn in range(max((len(queue) for queue in queues.values()), default=0)):
-        ordered += [queue[turn] for queue in queues.values() if turn < len(queue)]
+    while len(ordered) < len(problems):
+        live = [source for source in queues if taken[source] < len(queues[source])]
+        for source in live:
+            credit[source] += weight[source]
+        chosen = max(live, key=lambda source: credit[source])  # max keeps the first on a tie
+        credit[chosen] -= sum(weight[source] for source in live)
+        ordered.append(queues[chosen][taken[chosen]])
+        taken[chosen] += 1
     return ordered
 
 
@@ -106,8 +120,9 @@ class Phases:
     def search_batch(self, round_index: int) -> list[str]:
         """This round's search problems not searched yet: of the train problems unproved when the
         round began, fewest attempts first, ties in an order drawn from (seed, round), and every
-        source an equal share (`balanced_by_source`: 27,814 factory items beside 213 miniF2F
-        train problems would otherwise leave the latter one attempt a round). With
+        source an equal share, or the share its `source_weights` give it (`balanced_by_source`:
+        27,814 factory items beside 213 miniF2F train problems would otherwise leave the latter one
+        attempt a round). With
         `curriculum: family` the factory's share is drawn family by family, weighed by each
         family's search record, and every other source's share target by target (a competition
         problem with its variants), weighed toward targets proved sometimes, not always
@@ -131,7 +146,7 @@ class Phases:
                                     if source == CURRICULUM_SOURCE else
                                     weighted_by_family(problems, target_of, targets, rng, count, attempts,
                                                        weight=frontier_weight))]
-        plan = balanced_by_source(candidates, lambda p: self.train[p].source)[:count]
+        plan = balanced_by_source(candidates, lambda p: self.train[p].source, self.cfg.source_weights)[:count]
         done_now = {row["problem"] for row in read_rows(self.files.search_path(round_index))}
         return [p for p in plan if p not in done_now]
 

@@ -107,6 +107,10 @@ class ExpertIterationConfig(LoopConfig):
     heldout_selection: str = "by_family"  # a NEW run's slice: by_family (families even) or spread (by name)
     learner_steps_per_round: int = 300
     policy_search_share: float = 0.5     # of each round's search problems, searched with the policy alone
+    # a round's search batch shares itself among the sources in proportion to these weights, by the
+    # source names of problem ids (factory, minif2f-rocq-train, variants, …); a source not named weighs 1;
+    # None (the default; a null leaf so that `iteration.source_weights={minif2f-rocq-train:2}` sets it) = all 1
+    source_weights: dict[str, float] | None = None
     curriculum: str = "family"           # which factory items a round searches (selfplay/curriculum.py): family | attempts
     curriculum_window: int = 24          # curriculum=family: a family's record is its last N search attempts
     curriculum_max_budget: float = 1.0   # curriculum=family: a never-proved family's items search with up to N× the budget
@@ -121,6 +125,10 @@ class ExpertIterationConfig(LoopConfig):
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
         if not 0.0 <= self.policy_search_share <= 1.0:
             raise ValueError("policy_search_share must be in [0, 1]")
+        bad_weights = [f"{source}={weight}" for source, weight in (self.source_weights or {}).items()
+                       if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not weight > 0]
+        if bad_weights:
+            raise ValueError(f"source_weights must be positive numbers: {', '.join(bad_weights)}")
         if self.curriculum not in CURRICULA or self.curriculum_window < 1 or self.curriculum_max_budget < 1 \
                 or self.target_max_budget < 1:
             raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window, "

@@ -298,6 +298,33 @@ def test_sources_take_turns_and_keep_their_own_order() -> None:
     assert balanced_by_source([], str) == []
 
 
+def test_a_weighted_source_takes_its_share_of_every_prefix_and_the_rest_when_others_run_out() -> None:
+    problems = [f"factory/f{i}" for i in range(6)] + [f"train/t{i}" for i in range(6)] + ["variants/v0", "variants/v1"]
+    order = balanced_by_source(problems, lambda p: p.split("/")[0], {"train": 2.0})
+    assert order[:8] == ["train/t0", "factory/f0", "variants/v0", "train/t1",
+                         "train/t2", "factory/f1", "variants/v1", "train/t3"]
+    assert sorted(order) == sorted(problems)  # every problem once
+    assert [p for p in order if p.startswith("factory/")] == [f"factory/f{i}" for i in range(6)]  # own order kept
+    # equal weights named or not: the plain turns
+    assert balanced_by_source(problems, lambda p: p.split("/")[0], {"train": 1.0, "factory": 1.0}) == \
+        balanced_by_source(problems, lambda p: p.split("/")[0])
+
+
+def test_source_weights_must_be_positive_and_name_a_source_the_run_trains_on(tmp_path: Path) -> None:
+    base = {"run_dir": str(tmp_path), "checkpoint": str(CHECKPOINT), "learner": {"quantization": ""}}
+    with pytest.raises(ValueError, match="source_weights must be positive numbers: train=0"):
+        ExpertIterationConfig.from_dict({**base, "source_weights": {"train": 0}})
+    from alphaprover.config import load_config, to_plain
+
+    composed = to_plain(load_config("train", ["iteration.source_weights={minif2f-rocq-train:2}",
+                                              f"run_dir={tmp_path}", f"checkpoint={CHECKPOINT}"]))
+    assert ExpertIterationConfig.from_train_config(composed).source_weights == {"minif2f-rocq-train": 2}
+    assert ExpertIterationConfig.from_train_config(to_plain(load_config("train", []))).source_weights is None
+    cfg = ExpertIterationConfig.from_dict({**base, "source_weights": {"minif2f-rocq-trian": 2.0}})
+    with pytest.raises(ValueError, match="names sources the run does not train on: minif2f-rocq-trian"):
+        ExpertIteration(cfg, [problem("p")], [], [], lambda kind, ids: None)
+
+
 def test_a_round_gives_every_source_an_equal_share_and_a_resumed_round_searches_its_plan(tmp_path: Path) -> None:
     """40 factory items beside 4 miniF2F problems, 8 searched a round: the small source gets
     half the round, not 4/44 of it; a round stopped half way searches the rest of the same plan."""
