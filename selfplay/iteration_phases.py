@@ -49,27 +49,16 @@ def balanced_by_source(problems: Sequence[str], source_of: Callable[[str], str],
                        weights: Mapping[str, float] | None = None) -> list[str]:
     """`problems` reordered so that the sources take turns (in order of first appearance), each
     keeping its own order: a prefix of any length shares itself among the sources that still have
-    problems in proportion to their `weights` (a source not named weighs 1; all equal: plain turns,
-    one each). Smooth weighted round-robin: each turn every source with problems left gains its
-    weight, the one with the most (the first on a tie) goes and pays back the turn's total, so a
-    weight-2 source beside two weight-1 ones takes every other place. One source: the order is
-    unchanged."""
+    problems in proportion to their `weights` (a source not named weighs 1). Stride order: a
+    source's k-th problem comes at time k / weight, ties in order of first appearance — with equal
+    weights the plain turns (one each, a source that runs out drops out), and a weight-2 source
+    beside two weight-1 ones takes every other place. One source: the order is unchanged."""
     queues: dict[str, list[str]] = {}
     for problem in problems:
         queues.setdefault(source_of(problem), []).append(problem)
-    weight = {source: float((weights or {}).get(source, 1.0)) for source in queues}
-    credit = dict.fromkeys(queues, 0.0)
-    taken = dict.fromkeys(queues, 0)
-    ordered: list[str] = []
-    while len(ordered) < len(problems):
-        live = [source for source in queues if taken[source] < len(queues[source])]
-        for source in live:
-            credit[source] += weight[source]
-        chosen = max(live, key=lambda source: credit[source])  # max keeps the first on a tie
-        credit[chosen] -= sum(weight[source] for source in live)
-        ordered.append(queues[chosen][taken[chosen]])
-        taken[chosen] += 1
-    return ordered
+    timed = [(k / float((weights or {}).get(source, 1.0)), rank, problem)
+             for rank, (source, queue) in enumerate(queues.items()) for k, problem in enumerate(queue)]
+    return [problem for _, _, problem in sorted(timed, key=lambda entry: entry[:2])]
 
 
 class Phases:

@@ -301,10 +301,13 @@ def test_sources_take_turns_and_keep_their_own_order() -> None:
 def test_a_weighted_source_takes_its_share_of_every_prefix_and_the_rest_when_others_run_out() -> None:
     problems = [f"factory/f{i}" for i in range(6)] + [f"train/t{i}" for i in range(6)] + ["variants/v0", "variants/v1"]
     order = balanced_by_source(problems, lambda p: p.split("/")[0], {"train": 2.0})
-    assert order[:8] == ["train/t0", "factory/f0", "variants/v0", "train/t1",
-                         "train/t2", "factory/f1", "variants/v1", "train/t3"]
+    assert order[:8] == ["factory/f0", "train/t0", "variants/v0", "train/t1",
+                         "factory/f1", "train/t2", "variants/v1", "train/t3"]
     assert sorted(order) == sorted(problems)  # every problem once
     assert [p for p in order if p.startswith("factory/")] == [f"factory/f{i}" for i in range(6)]  # own order kept
+    # equal weights: one each in turn, and a source that runs out drops out of the turns
+    uneven = ["a/1", "a/2", "b/1", "c/1", "c/2"]
+    assert balanced_by_source(uneven, lambda p: p.split("/")[0]) == ["a/1", "b/1", "c/1", "a/2", "c/2"]
     # equal weights named or not: the plain turns
     assert balanced_by_source(problems, lambda p: p.split("/")[0], {"train": 1.0, "factory": 1.0}) == \
         balanced_by_source(problems, lambda p: p.split("/")[0])
