@@ -364,6 +364,37 @@ def test_proofs_beyond_lists_loop_proofs_of_problems_the_baseline_failed(tmp_pat
     assert main(["analyze", str(run), "proofs-beyond", str(tmp_path / "none.jsonl")]) == 2
 
 
+def test_proofs_beyond_reads_several_baseline_files_as_one(tmp_path: Path, capsys) -> None:
+    """A running loop's baseline comes in pieces (one eval run per batch of new names): a problem is
+    beyond the baseline only when no file's run proved it, and every file must hold the method."""
+    from selfplay.episode import Episode, Outcome
+    from selfplay.replay_buffer import ReplayBuffer
+
+    run = tmp_path / "run"
+    train = "minif2f-rocq-train"
+    with ReplayBuffer(run / "buffer", capacity=16) as buffer:
+        for problem in ("a", "b", "c"):
+            buffer.add(Episode(f"{train}/{problem}", train, False, Outcome.PROVED, "nra.", weights_version=1))
+    record = {"seconds": 60.0, "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}
+    first, second, other = tmp_path / "r1.jsonl", tmp_path / "r2.jsonl", tmp_path / "bfs.jsonl"
+    write_rows(first, [{"problem": "a", "method": "mcts-fixed", "status": "failed", **record},
+                       {"problem": "b", "method": "mcts-fixed", "status": "failed", **record}])
+    write_rows(second, [{"problem": "b", "method": "mcts-fixed", "status": "proved", **record},  # proved once
+                        {"problem": "c", "method": "mcts-fixed", "status": "failed", **record}])
+    write_rows(other, [{"problem": "c", "method": "bfs", "status": "failed", **record}])
+    assert main(["analyze", str(run), "proofs-beyond", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "failed 2 of 3" in out and "**2**" in out and f"{first}, {second}" in out
+    assert "| a |" in out and "| c |" in out and "| b |" not in out
+    assert main(["analyze", str(run), "proofs-beyond", str(first), str(second), "--names"]) == 0
+    assert capsys.readouterr().out == "a,c\n"
+    # files of different methods and no --method: one line, exit 2; with --method, the file lacking it fails
+    assert main(["analyze", str(run), "proofs-beyond", str(first), str(other)]) == 2
+    assert "different methods" in capsys.readouterr().err
+    assert main(["analyze", str(run), "proofs-beyond", str(first), str(other), "--method", "mcts-fixed"]) == 2
+    assert "is not in" in capsys.readouterr().err
+
+
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     """`alphaprover analyze … | head -1`: the closed pipe is the reader's choice, not an error to
     print a traceback for; the command exits with the shell's SIGPIPE status and nothing on stderr."""

@@ -1,5 +1,5 @@
-"""`alphaprover analyze RUN_DIR proofs-beyond EVAL.jsonl [--method M]`: the benchmark problems a
-run's loop proved that a baseline eval run did not, each with the loop's verified scripts.
+"""`alphaprover analyze RUN_DIR proofs-beyond EVAL.jsonl [EVAL.jsonl …] [--method M]`: the benchmark
+problems a run's loop proved that a baseline eval run did not, each with the loop's verified scripts.
 
 Why (issue #39, "Train split" done-when): the claim that the loop reaches competition problems
 the automation does not is a list — the train problems that `mcts-fixed` at 60 s fails in one eval
@@ -14,6 +14,11 @@ picks the baseline's records when the file holds several methods (one method nee
 problem the baseline did not attempt is counted apart, never as beyond it. `--names` prints only the
 gained names, comma-separated, for `alphaprover eval --problems` (the done-when's fresh search on
 them beside the baseline). Reads, never writes.
+
+Several baseline files (a running loop's new names get their baseline run by run, e.g. one per
+round) are read as one baseline: a problem counts as proved by it when any file's run proved it,
+as failed only when every run that attempted it failed — the conservative reading, so a problem
+is never "beyond" a baseline that proved it once. The done-when's claim itself is one run.
 """
 
 from __future__ import annotations
@@ -79,6 +84,23 @@ def baseline_outcomes(eval_file: Path, method: str | None) -> tuple[str, dict[st
     return method, outcomes
 
 
+def merged_baseline(eval_files: list[Path], method: str | None) -> tuple[str, dict[str, bool]]:
+    """One baseline from several eval files (`baseline_outcomes` each, with the same `--method`):
+    proved when any file's run proved the problem. UsageError when the files' methods differ (no
+    `--method` given and each file holds a different single method)."""
+    methods: set[str] = set()
+    merged: dict[str, bool] = {}
+    for eval_file in eval_files:
+        name, outcomes = baseline_outcomes(eval_file, method)
+        methods.add(name)
+        for problem, proved in outcomes.items():
+            merged[problem] = merged.get(problem, False) or proved
+    if len(methods) != 1:
+        raise UsageError(f"the baseline files hold different methods ({', '.join(sorted(methods))}): "
+                         "pick one with --method")
+    return methods.pop(), merged
+
+
 def beyond(proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> tuple[list[LoopProof], list[str]]:
     """(loop proofs of problems the baseline attempted and failed, sorted by name; names the loop
     proved that the baseline did not attempt)."""
@@ -87,10 +109,11 @@ def beyond(proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> tuple[lis
     return gained, unseen
 
 
-def report(method: str, eval_file: Path, proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> str:
+def report(method: str, eval_files: list[Path], proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> str:
     gained, unseen = beyond(proofs, baseline)
     failed = sum(1 for proved in baseline.values() if not proved)
-    lines = [f"loop proved {len(proofs)} problems; baseline `{method}` ({eval_file}) failed {failed} of "
+    files = ", ".join(str(path) for path in eval_files)
+    lines = [f"loop proved {len(proofs)} problems; baseline `{method}` ({files}) failed {failed} of "
              f"{len(baseline)}; proved by the loop and not by the baseline: **{len(gained)}**"
              + (f"; {len(unseen)} loop-proved problems not in the baseline run" if unseen else ""), "",
              "| problem | first version | proofs | shortest script |", "|---|---:|---:|---|"]
@@ -101,7 +124,9 @@ def report(method: str, eval_file: Path, proofs: dict[str, LoopProof], baseline:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("eval_file", type=Path, help="an `alphaprover eval --out` results file (the baseline)")
+    parser.add_argument("eval_files", type=Path, nargs="+", metavar="eval_file",
+                        help="`alphaprover eval --out` results files (the baseline; several are read as one: "
+                             "a problem any of them proved counts as proved)")
     parser.add_argument("--method", default=None, help="the baseline method in that file (needed when it has several)")
     parser.add_argument("--source", default="minif2f-rocq-train", help="the loop's problem source to read")
     parser.add_argument("--names", action="store_true",
@@ -111,10 +136,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(run_dir: Path, args: argparse.Namespace) -> int:
     if not (run_dir / "buffer").is_dir():
         raise UsageError(f"{run_dir} has no replay buffer (buffer/)")
-    method, baseline = baseline_outcomes(args.eval_file, args.method)
+    method, baseline = merged_baseline(args.eval_files, args.method)
     proofs = loop_proofs(run_dir, args.source)
     if args.names:
         print(",".join(proof.name for proof in beyond(proofs, baseline)[0]))
     else:
-        print(report(method, args.eval_file, proofs, baseline))
+        print(report(method, args.eval_files, proofs, baseline))
     return 0
