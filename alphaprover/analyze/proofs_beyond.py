@@ -127,7 +127,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("eval_files", type=Path, nargs="+", metavar="eval_file",
                         help="`alphaprover eval --out` results files (the baseline; several are read as one: "
                              "a problem any of them proved counts as proved)")
-    parser.add_argument("--method", default=None, help="the baseline method in that file (needed when it has several)")
+    parser.add_argument("--method", default=None, help="the baseline method in those files (needed when a file has several)")
     parser.add_argument("--source", default="minif2f-rocq-train", help="the loop's problem source to read")
     parser.add_argument("--names", action="store_true",
                         help="print only the gained problem names, comma-separated (for `eval --problems`)")
