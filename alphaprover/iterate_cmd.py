@@ -67,6 +67,7 @@ def heldout_problems(files: list[Path]) -> list[SourceProblem]:
 def run_expert_iteration(cfg: DictConfig) -> int:
     from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, check_source_weights
     from selfplay.ray_learner import learner_factory
+    from ttrl.variants import SubgoalTheorems
 
     plain = to_plain(cfg)
     plain["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
@@ -102,17 +103,16 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     save_config(cfg, run_dir)
     supervised = load_supervised(str(plain.get("supervised_file") or ""))
     library = load_library(str(plain.get("library_file") or ""), [str(r) for r in plain.get("library_roots") or []])
-    by_id = {p.id: p for p in (*train, *heldout)}
 
     from torch.utils.tensorboard import SummaryWriter
 
-    def make_pool(kind: str, problem_ids: list[str]):
+    def make_pool(kind: str, chosen_problems: list[SourceProblem]):
         chosen = {"search": mode, "search-policy": heldout_mode, "heldout": heldout_mode,
                   "reference": ActionMode.FIXED}[kind]
         # the held-out curve may decode otherwise than the search that collects proofs (beam: deterministic)
         evaluator = EvaluatorRecipe.from_config(chosen.value, heldout_plain if kind == "heldout" else plain)
         actor = pool_actor_settings(kind, plain.get("actor") or {})
-        problems = tuple(by_id[p] for p in problem_ids)
+        problems = tuple(chosen_problems)
         search = {**plain, "method": "mcts"}
 
         def recipe(index: int, weights: object = str(run_dir / "weights")) -> ActorRecipe:
@@ -133,7 +133,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
                                  value_scorer=value_scorer, topk_scorer=topk_scorer, logprob_scorer=logprob_scorer,
                                  script_referencer=lambda problem_ids: script_references(problem_ids, files),
                                  make_learner=learner_factory(str(plain.get("ray_address") or "")),
-                                 competition_sources=benchmark_sources(specs))
+                                 competition_sources=benchmark_sources(specs),
+                                 subgoal_maker=SubgoalTheorems() if settings.subgoal_sources else None)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "

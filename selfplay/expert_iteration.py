@@ -20,7 +20,9 @@ Round r (weights version r; version 0 is the starting checkpoint):
                `policy_search_share` of them (drawn per (round, problem)) with the policy alone
                (the evaluation's action set), the rest with the search's action set (`mixed`).
                Each proof is pruned (`selfplay.prune`) before it becomes policy targets → the
-               replay buffer and `rounds/r003/search.jsonl`.
+               replay buffer and `rounds/r003/search.jsonl`. With `subgoal_sources`, the open
+               goals of the round's failed searches of those sources then become new train
+               problems (`selfplay.subgoals`).
                The policy-alone share is what makes the value head's targets mean what the
                curve measures: under `mixed` the automation closes nearly every train problem,
                so "unproved" targets would be rare and say nothing about the policy's reach.
@@ -61,16 +63,19 @@ from selfplay.learner import Learner
 from selfplay.loop_config import ExpertIterationConfig
 from selfplay.replay_buffer import ReplayBuffer
 from selfplay.runner import LearnerService, ProgressHook
+from selfplay.subgoals import SUBGOAL_SOURCE, SubgoalHarvester, SubgoalMaker, SubgoalStore
 
 
 def check_source_weights(cfg: ExpertIterationConfig, train: Sequence[SourceProblem]) -> None:
-    """ValueError when `source_weights` names a source none of `train` comes from (a typo would
-    otherwise leave the shares equal without a word)."""
-    sources = {p.source for p in train}
-    unknown = sorted(set(cfg.source_weights or {}) - sources)
-    if unknown:
-        raise ValueError(f"source_weights names sources the run does not train on: {', '.join(unknown)} "
-                         f"(its sources: {', '.join(sorted(sources))})")
+    """ValueError when `source_weights` or `subgoal_sources` names a source none of `train` comes
+    from (a typo would otherwise leave the shares equal, or the subgoals unmade, without a word);
+    `subgoals` counts as a source when `subgoal_sources` is set."""
+    sources = {p.source for p in train} | ({SUBGOAL_SOURCE} if cfg.subgoal_sources else set())
+    for key, named in (("source_weights", cfg.source_weights or {}), ("subgoal_sources", cfg.subgoal_sources)):
+        unknown = sorted(set(named) - sources)
+        if unknown:
+            raise ValueError(f"{key} names sources the run does not train on: {', '.join(unknown)} "
+                             f"(its sources: {', '.join(sorted(sources))})")
 
 
 class ExpertIteration:
@@ -84,9 +89,16 @@ class ExpertIteration:
                  logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
                  script_referencer: Callable[[list[str]], list[dict]] | None = None,
                  library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner,
-                 competition_sources: Collection[str] = ()) -> None:
+                 competition_sources: Collection[str] = (), subgoal_maker: SubgoalMaker | None = None) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
+        harvester = None
+        if cfg.subgoal_sources:
+            if subgoal_maker is None:
+                raise ValueError("subgoal_sources needs a subgoal maker (alphaprover train passes one)")
+            harvester = SubgoalHarvester(SubgoalStore(self.run_dir / "subgoals.jsonl"), subgoal_maker,
+                                         cfg.subgoal_sources, cfg.subgoals_per_attempt, cfg.max_subgoals_per_target)
+            train = [*train, *harvester.store.problems.values()]   # made in earlier rounds of this run
         by_id = {p.id: p for p in train}
         overlap = sorted(set(by_id) & {p.id for p in heldout})
         if overlap:
@@ -106,7 +118,8 @@ class ExpertIteration:
                                       writer, library=library, make_learner=make_learner)
         self.heldout_slice = self.files.fixed_heldout_slice([p.id for p in heldout], cfg.heldout_selection,
                                                             cfg.heldout_problems)
-        self.phases = Phases(cfg, self.files, by_id, self.heldout_slice, self.buffer, self.learner, make_pool, writer)
+        self.phases = Phases(cfg, self.files, by_id, {p.id: p for p in heldout}, self.heldout_slice, self.buffer,
+                             self.learner, make_pool, writer, harvester)
         self.measurements = Measurements(self.files, self.heldout_slice, self.buffer, self.learner,
                                          Scorers(value_scorer, topk_scorer, logprob_scorer, script_referencer), writer,
                                          competition=frozenset(p.id for p in train if p.source in competition_sources))
@@ -142,8 +155,10 @@ class ExpertIteration:
                         break
                     state.phase = SEARCH
                 elif state.phase == SEARCH:
+                    phases.subgoals(state.round - 1, self.buffer.episodes_iter)  # a run that just turned them on
                     if not phases.search(state.round, deadline):
                         break
+                    phases.subgoals(state.round, self.buffer.episodes_iter)
                     state.phase, state.learn_until = LEARN, self.learner.step + self.cfg.learner_steps_per_round
                 elif state.phase == LEARN:
                     if not phases.learn(state.learn_until, deadline):

@@ -5,6 +5,8 @@
   evaluate   the held-out slice with the current weights → `rounds/rNNN/heldout.jsonl`
   search     the round's train problems (`search_batch`), a `policy_search_share` of them with
              the policy alone → the replay buffer, then `rounds/rNNN/search.jsonl`
+  subgoals   with `subgoal_sources`: the round's failed searches' open goals → new train problems
+             (`selfplay.subgoals`), before the round's learn phase
   learn      learner steps up to the step the phase recorded at its start, then publish
 
 Each phase runs its attempts through `selfplay.runner.run_batch` on a pool of its own kind and
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
@@ -29,6 +31,7 @@ from selfplay.matchmaker import Attempt
 from selfplay.replay_buffer import ReplayBuffer
 from selfplay.round_metrics import append_row, family_of, read_rows
 from selfplay.runner import ActorPool, LearnerService, ProgressHook, run_batch
+from selfplay.subgoals import SUBGOAL_SOURCE, SubgoalHarvester
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +42,10 @@ CURRICULUM_SOURCE = "factory"
 #: goals per held-out search kept for the value AUC (proved and unproved alike)
 AUC_GOALS_PER_PROBLEM = 24
 
-#: (pool kind, the problem ids it will be asked about) → a pool of actors for that job; the kinds are
+#: (pool kind, the problems it will be asked about) → a pool of actors for that job; the kinds are
 #: "reference" (automation alone), "heldout" and "search-policy" (the held-out action set, i.e. the
 #: policy alone by default) and "search" (the search's action set)
-PoolFactory = Callable[[str, list[str]], ActorPool]
+PoolFactory = Callable[[str, list[SourceProblem]], ActorPool]
 
 
 def balanced_by_source(problems: Sequence[str], source_of: Callable[[str], str],
@@ -65,16 +68,18 @@ class Phases:
     """The phases over one run's files, buffer and learner; `on_progress` hears of every stored
     attempt and learner step."""
 
-    def __init__(self, cfg: ExpertIterationConfig, files: RunFiles, train: Mapping[str, SourceProblem],
-                 heldout_slice: Sequence[str], buffer: ReplayBuffer, learner: LearnerService,
-                 make_pool: PoolFactory, writer=None) -> None:
+    def __init__(self, cfg: ExpertIterationConfig, files: RunFiles, train: dict[str, SourceProblem],
+                 heldout: Mapping[str, SourceProblem], heldout_slice: Sequence[str], buffer: ReplayBuffer,
+                 learner: LearnerService, make_pool: PoolFactory, writer=None,
+                 harvester: SubgoalHarvester | None = None) -> None:
         self.cfg, self.files, self.train, self.heldout_slice = cfg, files, train, heldout_slice
+        self.heldout, self.harvester = heldout, harvester
         self.buffer, self.learner, self.make_pool, self.writer = buffer, learner, make_pool, writer
         self.on_progress: ProgressHook | None = None
 
     def _run(self, kind: str, attempts: list[Attempt], store: Callable[[Episode], None], deadline: float) -> bool:
-        ids = [attempt.problem for attempt in attempts]
-        return run_batch(lambda: self.make_pool(kind, ids), kind, attempts, store, deadline, self.on_progress)
+        problems = [self.train.get(a.problem) or self.heldout[a.problem] for a in attempts]
+        return run_batch(lambda: self.make_pool(kind, problems), kind, attempts, store, deadline, self.on_progress)
 
     # ---- reference and evaluate: the held-out slice ---------------------------------------------------
     def reference(self, deadline: float) -> bool:
@@ -165,6 +170,8 @@ class Phases:
             if self.train[p].source == CURRICULUM_SOURCE:
                 factors[p] = budget_factor(*families.get(family_of(p), (0, 0)), self.cfg.curriculum_max_budget) \
                     if family_budget else 1.0
+            elif self.train[p].source == SUBGOAL_SOURCE:
+                factors[p] = 1.0     # one open goal of a target: a step, searched at the base budget
             else:
                 factors[p] = budget_factor(*targets.get(target_of(p), (0, 0)), self.cfg.target_max_budget) \
                     if target_budget else 1.0
@@ -181,10 +188,13 @@ class Phases:
         def store_as(actions: str) -> Callable[[Episode], None]:
             def store(episode: Episode) -> None:
                 self.buffer.add(episode)   # first the buffer (fsynced), then the row that marks it done
-                append_row(path, {"problem": episode.problem, "proved": episode.proved,
-                                  "outcome": episode.outcome.value, "actions": actions,
-                                  "seconds": round(episode.seconds, 3), "records": len(episode.records),
-                                  "weights_version": episode.weights_version, "proof": episode.proof})
+                row = {"problem": episode.problem, "proved": episode.proved,
+                       "outcome": episode.outcome.value, "actions": actions,
+                       "seconds": round(episode.seconds, 3), "records": len(episode.records),
+                       "weights_version": episode.weights_version, "proof": episode.proof}
+                if episode.open_leads and self.train[episode.problem].source != CURRICULUM_SOURCE:
+                    row["open_leads"] = list(episode.open_leads)   # what `subgoals` makes problems of
+                append_row(path, row)
                 if self.writer is not None:
                     self.writer.add_scalar("search/buffer_records", len(self.buffer), self.buffer.episodes)
             return store
@@ -198,6 +208,24 @@ class Phases:
         if not self._run(SEARCH_POLICY, attempts(by_policy), store_as("policy"), deadline):
             return False
         return self._run(SEARCH, attempts(by_search), store_as("search"), deadline)
+
+    # ---- subgoals: open goals of the round's failed searches ---------------------------------------------
+    def subgoals(self, round_index: int, buffer_episodes: Callable[[], Iterable[Episode]] | None = None
+                 ) -> list[SourceProblem]:
+        """With a harvester: every round up to `round_index` not harvested yet (a run that turns
+        subgoals on harvests its earlier rounds first) → new problems, added to `train`."""
+        if self.harvester is None:
+            return []
+        made: list[SourceProblem] = []
+        _, proved = tally(self.files.search_history(before_round=round_index + 1))
+        for index in range(round_index + 1):
+            if index in self.harvester.store.harvested or not self.files.search_path(index).is_file():
+                continue
+            new = self.harvester.harvest(index, read_rows(self.files.search_path(index)), self.train, proved,
+                                         buffer_episodes)
+            self.train.update((p.id, p) for p in new)
+            made += new
+        return made
 
     # ---- learn ----------------------------------------------------------------------------------------
     def learn(self, learn_until: int, deadline: float) -> bool:

@@ -115,6 +115,11 @@ class ExpertIterationConfig(LoopConfig):
     curriculum_window: int = 24          # curriculum=family: a family's record is its last N search attempts
     curriculum_max_budget: float = 1.0   # curriculum=family: a never-proved family's items search with up to N× the budget
     target_max_budget: float = 1.0       # a competition target never proved (itself or a variant) searches with up to N× the budget
+    # the open goals of failed searches of these sources' problems become problems of source `subgoals`
+    # after each round's search (selfplay/subgoals.py), e.g. [minif2f-rocq-train]; [] = none
+    subgoal_sources: tuple[str, ...] = ()
+    subgoals_per_attempt: int = 2        # open goals taken from each failed search (its best by value first)
+    max_subgoals_per_target: int = 12    # subgoal problems made of one target over the run
 
     LABEL = "expert iteration config"
 
@@ -133,6 +138,11 @@ class ExpertIterationConfig(LoopConfig):
                 or self.target_max_budget < 1:
             raise ValueError(f"curriculum must be one of {', '.join(CURRICULA)}, curriculum_window, "
                              "curriculum_max_budget and target_max_budget >= 1")
+        if not isinstance(self.subgoal_sources, (list, tuple)) \
+                or not all(isinstance(source, str) and source for source in self.subgoal_sources):
+            raise ValueError("subgoal_sources must be a list of source names")
+        if self.subgoals_per_attempt < 1 or self.max_subgoals_per_target < 0:
+            raise ValueError("subgoals_per_attempt must be >= 1, max_subgoals_per_target >= 0")
         if self.heldout_selection not in HELDOUT_SELECTIONS:
             raise ValueError(f"heldout_selection must be one of {', '.join(HELDOUT_SELECTIONS)}")
 

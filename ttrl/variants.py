@@ -96,6 +96,32 @@ def from_subgoals(target: Theorem, goal_texts: Sequence[str], env: ProofEnv | No
                       target_keys(target, target_statement, coq), counts)
 
 
+class SubgoalTheorems:
+    """`from_subgoals` as a `selfplay.subgoals.SubgoalMaker` (expert iteration's subgoal problems):
+    (statement, the goal it closes) pairs, on one CoqEnv started on first use and closed by
+    `close()` (after each round's harvest) or after a prover error, so the next call starts clean."""
+
+    def __init__(self, timeout: float = 10.0) -> None:
+        self.timeout = timeout
+        self._env: ProofEnv | None = None
+
+    def __call__(self, target: Theorem, goal_texts: list[str], name_prefix: str) -> list[tuple[Theorem, str]]:
+        from lean_interface.coq.env import CoqEnv
+
+        if self._env is None:
+            self._env = CoqEnv(timeout=self.timeout)
+        try:
+            return [(v.theorem, v.goal) for v in from_subgoals(target, goal_texts, self._env, name_prefix=name_prefix)]
+        except EnvError:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._env is not None:
+            env, self._env = self._env, None
+            env.close()
+
+
 def _closed_goal(target: Theorem, text: str, coq: ProofEnv, reference: str, kind: str,
                  description: str = "") -> Variant | None:
     """The goal `text` closed over its hypotheses into a variant of `kind` (its `goal` = `text`);
@@ -169,7 +195,8 @@ def llm_variants(target: Theorem, endpoint: str | None = None, model: str = "", 
 
 
 __all__ = ["CHECK_NAME", "DEFAULT_VALUES", "GENERATORS", "INTRO_TACTIC", "KIND_ORDER",
-           "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "PROP_CHECK", "Counts", "Variant", "analyse", "bridged_variants",
+           "MAX_GENERALISED_NUMERALS", "NUMERIC_SCOPES", "PROP_CHECK", "Counts", "SubgoalTheorems", "Variant", "analyse",
+           "bridged_variants",
            "change_inequality", "drop_hypothesis", "elaborates", "faithful_statement", "fix_variable", "from_subgoals",
            "generalise", "generate_variants", "llm_variants", "make_variant", "select", "specialise",
            "split_conclusion", "split_hypotheses", "vacuous", "variant_theorems"]

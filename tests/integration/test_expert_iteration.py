@@ -42,12 +42,18 @@ def _train(args: list[str]) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path: Path) -> None:
-    factory = tmp_path / "factory.jsonl"
-    built = subprocess.run([sys.executable, "-m", "alphaprover.cli", "factory", f"out={factory}", "scale=0.005",
+@pytest.fixture(scope="module")
+def factory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small factory file (two families), built once for this module's runs."""
+    path = tmp_path_factory.mktemp("factory") / "factory.jsonl"
+    built = subprocess.run([sys.executable, "-m", "alphaprover.cli", "factory", f"out={path}", "scale=0.005",
                             "heldout_seeds=3", "families=[linear_equation,mod_linear]"], cwd=REPO,
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr[-2000:]
+    return path
+
+
+def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path: Path, factory: Path) -> None:
     run_dir = tmp_path / "run"
     args = [f"sources=[factory:{factory}]", f"run_dir={run_dir}", "actors=0", "supervised_file=", "library_file=",
             "iteration.rounds=2", "iteration.problems_per_round=3", "iteration.heldout_problems=3",
@@ -89,3 +95,35 @@ def test_train_runs_rounds_on_a_factory_is_killed_and_resumes_its_curve(tmp_path
     # the CLI counts only benchmark sources as competition problems: a factory-only run counts none
     competition = [row.split("\t")[columns.index("competition_proved_total")] for row in rows]
     assert competition == ["0"] * len(rows)
+
+
+def test_train_makes_problems_of_the_open_goals_of_failed_train_searches(tmp_path: Path, factory: Path) -> None:
+    """`iteration.subgoal_sources`: after round 0's search, the open goals of the failed searches
+    of two hard train-split problems (no 8 s search proves an IMO problem) are problems of source
+    `subgoals` in `subgoals.jsonl`, named after their target, that elaborate in Coq; round 1
+    searches some of them."""
+    hard = tmp_path / "hardtrain"
+    hard.mkdir()
+    for name in ("imo_1974_p5", "imo_1962_p4"):
+        (hard / f"{name}.v").write_text((REPO / "data" / "minif2f-rocq" / "valid" / f"{name}.v").read_text())
+    run_dir = tmp_path / "run"
+    args = [f"sources=[factory:{factory},{hard}]", f"run_dir={run_dir}", "actors=0", "supervised_file=", "library_file=",
+            "iteration.rounds=2", "iteration.problems_per_round=4", "iteration.heldout_problems=1",
+            "iteration.search_seconds=8", "iteration.search_simulations=16", "iteration.heldout_seconds=4",
+            "iteration.heldout_simulations=4", "iteration.learner_steps_per_round=1", "iteration.min_buffer_records=1",
+            "iteration.policy_search_share=0", "iteration.subgoal_sources=[hardtrain]",
+            "iteration.source_weights={hardtrain:1,subgoals:2}", "learner.batch_size=4", "mcts.num_samples=4"]
+    out, err = _train(args).communicate(timeout=1500)
+    assert "Traceback" not in err, err[-3000:]
+    rows = [json.loads(line) for line in (run_dir / "subgoals.jsonl").read_text().splitlines()]
+    made = [row for row in rows if row["kind"] == "problem"]
+    assert {"kind": "round", "round": 0} in rows and made
+    assert all(row["id"].startswith(("subgoals/imo_1974_p5_sg", "subgoals/imo_1962_p4_sg")) for row in made)
+    assert any("_sg0_" in row["id"] for row in made) and {row["round"] for row in made} <= {0, 1}
+    from selfplay.source_cache import theorem_from_dict
+
+    with CoqEnv(timeout=10.0) as env:
+        for row in made:
+            env.start(theorem_from_dict(row["theorem"]))         # raises if it does not elaborate
+    searched = [json.loads(line)["problem"] for line in (run_dir / "rounds" / "r001" / "search.jsonl").read_text().splitlines()]
+    assert any(problem.startswith("subgoals/") for problem in searched)

@@ -181,3 +181,29 @@ def test_target_that_does_not_elaborate_is_an_env_error(env: CoqEnv) -> None:
     bad = Theorem("bad", "Require Import Reals.", "Theorem bad : forall x : real_number, x = x.")
     with pytest.raises(EnvError):
         V.generate_variants(bad, env=env)
+
+
+def test_subgoal_theorems_turn_a_failed_search_s_open_goals_into_loop_problems(env: CoqEnv, train: dict[str, Theorem],
+                                                                             tmp_path) -> None:
+    """Expert iteration's subgoal problems (`selfplay.subgoals`) on real Coq: the open goals of a
+    train problem become problems that elaborate under its header, whose goal after `intros` has
+    the open goal's conclusion; the maker's CoqEnv is closed after the round's harvest."""
+    from selfplay.actor import SourceProblem
+    from selfplay.subgoals import SubgoalHarvester, SubgoalStore
+
+    target = problem(train, "imo_1964_p1_2")
+    texts = [goal.text for goal in env.apply(env.start(target), "intros n; induction n").goals]
+    source = SourceProblem("minif2f-rocq-train/imo_1964_p1_2", "minif2f-rocq-train", target)
+    maker = V.SubgoalTheorems()
+    harvester = SubgoalHarvester(SubgoalStore(tmp_path / "subgoals.jsonl"), maker, ["minif2f-rocq-train"], 2, 4)
+    rows = [{"problem": source.id, "proved": False, "outcome": "failed", "open_leads": texts}]
+    made = harvester.harvest(3, rows, {source.id: source}, set())
+    assert sorted(p.id for p in made) == ["subgoals/imo_1964_p1_2_sg3_1", "subgoals/imo_1964_p1_2_sg3_2"]
+    assert maker._env is None
+    conclusions = {text.rpartition("⊢ ")[2] for text in texts}
+    for made_problem in made:
+        assert made_problem.theorem.header == target.header
+        root = env.start(made_problem.theorem)
+        introduced = env.apply(root, "intros")      # "no progress" on a statement without binders
+        (goal,) = introduced.goals if introduced.error is None else (root,)
+        assert goal.text.rpartition("⊢ ")[2] in conclusions
