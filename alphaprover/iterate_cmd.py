@@ -67,6 +67,7 @@ def heldout_problems(files: list[Path]) -> list[SourceProblem]:
 def run_expert_iteration(cfg: DictConfig) -> int:
     from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, check_source_weights
     from selfplay.ray_learner import learner_factory
+    from ttrl.lemmas import SubgoalLemmas
     from ttrl.variants import SubgoalTheorems
 
     plain = to_plain(cfg)
@@ -106,11 +107,15 @@ def run_expert_iteration(cfg: DictConfig) -> int:
 
     from torch.utils.tensorboard import SummaryWriter
 
+    lemma_file = run_dir / "lemmas.json" if settings.subgoal_sources and settings.subgoal_lemmas else None
+
     def make_pool(kind: str, chosen_problems: list[SourceProblem]):
         chosen = {"search": mode, "search-policy": heldout_mode, "heldout": heldout_mode,
                   "reference": ActionMode.FIXED}[kind]
         # the held-out curve may decode otherwise than the search that collects proofs (beam: deterministic)
-        evaluator = EvaluatorRecipe.from_config(chosen.value, heldout_plain if kind == "heldout" else plain)
+        # search actors offer the proved subgoals' closing tactics first (lemmas.json; held-out ones never)
+        lemmas = str(lemma_file) if lemma_file is not None and kind in ("search", "search-policy") else ""
+        evaluator = EvaluatorRecipe.from_config(chosen.value, heldout_plain if kind == "heldout" else plain, lemmas)
         actor = pool_actor_settings(kind, plain.get("actor") or {})
         problems = tuple(chosen_problems)
         search = {**plain, "method": "mcts"}
@@ -134,7 +139,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
                                  script_referencer=lambda problem_ids: script_references(problem_ids, files),
                                  make_learner=learner_factory(str(plain.get("ray_address") or "")),
                                  competition_sources=benchmark_sources(specs),
-                                 subgoal_maker=SubgoalTheorems() if settings.subgoal_sources else None)
+                                 subgoal_maker=SubgoalTheorems() if settings.subgoal_sources else None,
+                                 subgoal_lemmas=SubgoalLemmas(lemma_file) if lemma_file is not None else None)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "

@@ -63,7 +63,7 @@ from selfplay.learner import Learner
 from selfplay.loop_config import ExpertIterationConfig
 from selfplay.replay_buffer import ReplayBuffer
 from selfplay.runner import LearnerService, ProgressHook
-from selfplay.subgoals import SUBGOAL_SOURCE, SubgoalHarvester, SubgoalMaker, SubgoalStore
+from selfplay.subgoals import SUBGOAL_SOURCE, LemmaRecorder, SubgoalHarvester, SubgoalMaker, SubgoalStore
 
 
 def check_source_weights(cfg: ExpertIterationConfig, train: Sequence[SourceProblem]) -> None:
@@ -89,7 +89,8 @@ class ExpertIteration:
                  logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
                  script_referencer: Callable[[list[str]], list[dict]] | None = None,
                  library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner,
-                 competition_sources: Collection[str] = (), subgoal_maker: SubgoalMaker | None = None) -> None:
+                 competition_sources: Collection[str] = (), subgoal_maker: SubgoalMaker | None = None,
+                 subgoal_lemmas: LemmaRecorder | None = None) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         harvester = None
@@ -97,7 +98,8 @@ class ExpertIteration:
             if subgoal_maker is None:
                 raise ValueError("subgoal_sources needs a subgoal maker (alphaprover train passes one)")
             harvester = SubgoalHarvester(SubgoalStore(self.run_dir / "subgoals.jsonl"), subgoal_maker,
-                                         cfg.subgoal_sources, cfg.subgoals_per_attempt, cfg.max_subgoals_per_target)
+                                         cfg.subgoal_sources, cfg.subgoals_per_attempt, cfg.max_subgoals_per_target,
+                                         subgoal_lemmas if cfg.subgoal_lemmas else None)
             train = [*train, *harvester.store.problems.values()]   # made in earlier rounds of this run
         by_id = {p.id: p for p in train}
         overlap = sorted(set(by_id) & {p.id for p in heldout})

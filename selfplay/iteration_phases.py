@@ -187,6 +187,8 @@ class Phases:
 
         def store_as(actions: str) -> Callable[[Episode], None]:
             def store(episode: Episode) -> None:
+                if self.harvester is not None:   # a proved subgoal's lemma; lemma steps out of the policy targets
+                    episode = self.harvester.after_search(episode)
                 self.buffer.add(episode)   # first the buffer (fsynced), then the row that marks it done
                 row = {"problem": episode.problem, "proved": episode.proved,
                        "outcome": episode.outcome.value, "actions": actions,

@@ -120,6 +120,7 @@ class ExpertIterationConfig(LoopConfig):
     subgoal_sources: tuple[str, ...] = ()
     subgoals_per_attempt: int = 2        # open goals taken from each failed search (its best by value first)
     max_subgoals_per_target: int = 12    # subgoal problems made of one target over the run
+    subgoal_lemmas: bool = True          # a proved subgoal's proof closes its open goal in later searches (lemmas.json)
 
     LABEL = "expert iteration config"
 

@@ -20,6 +20,13 @@ round's harvest is complete. A killed harvest redoes its round: names are determ
 already stored are skipped. Leads come from the round's search rows (`open_leads`); rows written
 before they carried leads are matched to the buffer's episode (same problem and weights version).
 
+With a lemma recorder (`iteration.subgoal_lemmas`, on by default), a proved subgoal problem's
+proof is recorded as a closing tactic for the open goal it came from (`ttrl.lemmas.SubgoalLemmas`,
+the run's `lemmas.json`), which the search actors' evaluators offer first (`WithLemmas`): the next
+search of the target that reaches the goal closes it in one step, and the target's proof carries
+the subgoal's inline, checked by the kernel with the rest — AlphaProof's TTRL composition. Such a
+step stays out of the policy's targets (it is a whole proof in one sentence; its value target stays).
+
 Held out: targets are train problems, and every statement made passes `held_out_problem_of` by its
 name (which carries the target's) and by statement, or is dropped with a warning.
 """
@@ -28,7 +35,8 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+import dataclasses
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from lean_interface.api import EnvError, Theorem
 from lean_interface.problems.benchmarks import base_problem_name, held_out_problem_of
@@ -48,6 +56,15 @@ SUBGOAL_SOURCE = "subgoals"
 SubgoalMaker = Callable[[Theorem, list[str], str], list[tuple[Theorem, str]]]
 
 
+class LemmaRecorder(Protocol):
+    """Where a proved subgoal's proof goes (`ttrl.lemmas.SubgoalLemmas`): recorded as a closing
+    tactic for its open goal, which later searches of the target are offered first."""
+
+    def __call__(self, theorem: Theorem, goal: str, proof: str) -> bool: ...
+
+    def is_lemma_tactic(self, tactic: str) -> bool: ...
+
+
 class SubgoalStore:
     """The run's subgoal problems and what was tried, backed by `subgoals.jsonl` (append-only)."""
 
@@ -55,6 +72,7 @@ class SubgoalStore:
         self.path = path
         self.problems: dict[str, SourceProblem] = {}
         self.targets: dict[str, str] = {}            # subgoal id → target problem id
+        self.goals: dict[str, str] = {}              # subgoal id → the open goal text it closes
         self.tried: dict[str, set[str]] = {}         # target problem id → goal texts handed to the maker
         self.harvested: set[int] = set()
         for row in read_rows(path):
@@ -62,6 +80,7 @@ class SubgoalStore:
             if kind == "problem":
                 problem = SourceProblem(row["id"], SUBGOAL_SOURCE, theorem_from_dict(row["theorem"]))
                 self.problems[problem.id], self.targets[problem.id] = problem, row["target"]
+                self.goals[problem.id] = row.get("goal", "")
             elif kind == "tried":
                 self.tried.setdefault(row["target"], set()).update(row["goals"])
             elif kind == "round":
@@ -74,6 +93,7 @@ class SubgoalStore:
         append_row(self.path, {"kind": "problem", "id": problem.id, "target": target, "round": round_index,
                                "goal": goal, "theorem": theorem_to_dict(problem.theorem)})
         self.problems[problem.id], self.targets[problem.id] = problem, target
+        self.goals[problem.id] = goal
 
     def mark_tried(self, target: str, round_index: int, goals: Sequence[str]) -> None:
         append_row(self.path, {"kind": "tried", "target": target, "round": round_index, "goals": list(goals)})
@@ -110,9 +130,27 @@ class SubgoalHarvester:
     """Turns a round's failed searches into subgoal problems (see the module docstring)."""
 
     def __init__(self, store: SubgoalStore, maker: SubgoalMaker, sources: Sequence[str], per_attempt: int,
-                 max_per_target: int) -> None:
+                 max_per_target: int, lemmas: LemmaRecorder | None = None) -> None:
         self.store, self.maker, self.sources = store, maker, tuple(sources)
-        self.per_attempt, self.max_per_target = per_attempt, max_per_target
+        self.per_attempt, self.max_per_target, self.lemmas = per_attempt, max_per_target, lemmas
+
+    def after_search(self, episode: Episode) -> Episode:
+        """With a lemma recorder: a proved subgoal problem's proof is recorded for its open goal,
+        and a step that replays a recorded proof (a whole proof in one sentence) keeps only its
+        value target — the policy learns the subgoal's own steps from the subgoal's proof."""
+        if self.lemmas is None:
+            return episode
+        problem = self.store.problems.get(episode.problem)
+        if problem is not None and episode.proved and episode.proof and not episode.disprove \
+                and self.store.goals.get(problem.id):
+            if self.lemmas(problem.theorem, self.store.goals[problem.id], episode.proof):
+                log.info("subgoal %s proved: its goal now closes in one step", problem.id)
+        if not any(r.tactic is not None and self.lemmas.is_lemma_tactic(r.tactic) for r in episode.records):
+            return episode
+        records = tuple(dataclasses.replace(r, tactic=None)
+                        if r.tactic is not None and self.lemmas.is_lemma_tactic(r.tactic) else r
+                        for r in episode.records)
+        return dataclasses.replace(episode, records=records)
 
     def harvest(self, round_index: int, rows: Sequence[dict], train: Mapping[str, SourceProblem], proved: set[str],
                 buffer_episodes: Callable[[], Iterable[Episode]] | None = None) -> list[SourceProblem]:
@@ -164,4 +202,4 @@ class SubgoalHarvester:
         return problem
 
 
-__all__ = ["SUBGOAL_SOURCE", "SubgoalHarvester", "SubgoalMaker", "SubgoalStore", "failed_leads"]
+__all__ = ["SUBGOAL_SOURCE", "LemmaRecorder", "SubgoalHarvester", "SubgoalMaker", "SubgoalStore", "failed_leads"]

@@ -196,3 +196,26 @@ def test_source_checks_know_the_subgoal_source(tmp_path: Path) -> None:
         check_source_weights(ExpertIterationConfig.from_dict({**base, "subgoal_sources": ["minif2f-rocq-trian"]}), train)
     with pytest.raises(ValueError, match="subgoal_sources must be a list"):
         ExpertIterationConfig.from_dict({**base, "subgoal_sources": "minif2f-rocq-train"})
+
+
+def test_a_proved_subgoal_s_proof_closes_its_goal_and_stays_out_of_the_policy_targets(tmp_path: Path) -> None:
+    """With the lemma recorder (`ttrl.lemmas.SubgoalLemmas`, its table a plain file): the proof of
+    a subgoal problem becomes a closing tactic for its open goal (under any hypothesis names), and
+    a later episode whose step is that tactic keeps the step as a value target only."""
+    from ttrl.lemmas import LemmaTable, SubgoalLemmas
+
+    train = {f"{TRAIN}/t": problem("t")}
+    lemmas = SubgoalLemmas(tmp_path / "lemmas.json")
+    harvester = SubgoalHarvester(SubgoalStore(tmp_path / "s.jsonl"), RuleMaker(), [TRAIN], 1, 4, lemmas)
+    (made,) = harvester.harvest(0, [row("t", leads=["x : R\nH : x = 1\n⊢ x + 1 = 2"])], train, set())
+    proved = Episode(made.id, SUBGOAL_SOURCE, False, Outcome.PROVED, "lra.",
+                     (TrainingRecord("x : R\nH : x = 1\n⊢ x + 1 = 2", "lra.", 1, SUBGOAL_SOURCE),))
+    assert harvester.after_search(proved) == proved                       # its own steps stay targets
+    (tactic,) = LemmaTable(tmp_path / "lemmas.json").tactics_for("y : R\nh : y = 1\n⊢ y + 1 = 2")
+    assert tactic.endswith("change (x + 1 = 2); ((lra))")
+    target_episode = Episode(f"{TRAIN}/t", TRAIN, False, Outcome.PROVED, f"intros. {tactic}",
+                             (TrainingRecord("⊢ 1 = 1", "intros.", 2, TRAIN), TrainingRecord("x : R ⊢ 1 = 1", tactic, 1, TRAIN)))
+    kept = harvester.after_search(target_episode)
+    assert [(r.tactic, r.steps) for r in kept.records] == [("intros.", 2), (None, 1)]
+    failed = Episode(made.id, SUBGOAL_SOURCE, False, Outcome.FAILED)
+    assert harvester.after_search(failed) == failed and len(LemmaTable(tmp_path / "lemmas.json")) == 1

@@ -35,13 +35,13 @@ import logging
 from pathlib import Path
 from typing import Sequence
 
-from lean_interface.api import ProofStep
+from lean_interface.api import ProofStep, Theorem
 from lean_interface.coq.text import SentenceError, split_sentences
 from lean_interface.durable import write_atomic
 from search.evaluator import EvalRequest, Evaluation, Evaluator
 from search.outcome import Outcome
 from selfplay.episode import Episode
-from ttrl.candidate import Variant
+from ttrl.candidate import Variant, _proposition_of
 from ttrl.report import VARIANT_PREFIX
 from ttrl.statement import parse_goal_text, substitute
 
@@ -201,6 +201,32 @@ class WithLemmas:
         return out
 
 
+class SubgoalLemmas:
+    """Expert iteration's lemma recorder (`selfplay.subgoals.LemmaRecorder`): a proved subgoal
+    problem's proof → a closing tactic for the open goal it came from, in the run's `lemmas.json`,
+    which the search actors' evaluators offer first (`WithLemmas`): a later search of the target
+    that reaches that goal again closes it at once, and the target's proof carries the subgoal's
+    proof inline (checked with the rest by the kernel)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.table = LemmaTable(path)
+
+    def __call__(self, theorem: Theorem, goal: str, proof: str) -> bool:
+        """Record `proof` of subgoal `theorem` for `goal`; True when the entry is new."""
+        try:
+            tactic = closing_tactic(_proposition_of(theorem.statement), proof)
+        except (ScriptError, IndexError) as error:
+            log.warning("the proof of %s is not reusable: %s", theorem.name, error)
+            return False
+        return self.table.add(goal, tactic, origin=theorem.name)
+
+    def is_lemma_tactic(self, tactic: str) -> bool:
+        """Whether `tactic` is one of the table's closing tactics (never a policy target: it is
+        a whole proof in one sentence)."""
+        self.table.reload()
+        return tactic in self.table.origins
+
+
 def record_lemma(table: LemmaTable, variants: Sequence[Variant], episode: Episode) -> str | None:
     """A proved subgoal (or bridged) variant's episode → a closing tactic for its goal in `table`,
     and for a bridged variant also one for the goal its bridge starts from (the target's root:
@@ -224,5 +250,5 @@ def record_lemma(table: LemmaTable, variants: Sequence[Variant], episode: Episod
     return name if added else None
 
 
-__all__ = ["LemmaTable", "REVERT_ALL", "ScriptError", "WithLemmas", "closing_tactic", "goal_key", "one_tactic", "record_lemma",
+__all__ = ["LemmaTable", "REVERT_ALL", "ScriptError", "SubgoalLemmas", "WithLemmas", "closing_tactic", "goal_key", "one_tactic", "record_lemma",
            "script_tree"]

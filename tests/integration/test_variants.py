@@ -207,3 +207,20 @@ def test_subgoal_theorems_turn_a_failed_search_s_open_goals_into_loop_problems(e
         introduced = env.apply(root, "intros")      # "no progress" on a statement without binders
         (goal,) = introduced.goals if introduced.error is None else (root,)
         assert goal.text.rpartition("⊢ ")[2] in conclusions
+
+
+def test_a_proved_subgoal_problem_closes_the_goal_it_came_from_in_the_target(env: CoqEnv, train: dict[str, Theorem],
+                                                                          tmp_path) -> None:
+    """Expert iteration's subgoal lemmas on real Coq: a subgoal problem's proof, recorded by
+    `ttrl.lemmas.SubgoalLemmas`, closes the open goal it came from in the target's own proof."""
+    from ttrl.lemmas import LemmaTable, SubgoalLemmas
+
+    target = problem(train, "imo_1964_p1_2")
+    base_case, _ = env.apply(env.start(target), "intros n; induction n").goals
+    ((theorem, goal),) = V.SubgoalTheorems()(target, [base_case.text], "imo_1964_p1_2_sg1_")
+    script = "intros [k Hk]; lia."
+    assert env.apply(env.start(theorem), script).goals == ()            # the subgoal problem, proved
+    assert SubgoalLemmas(tmp_path / "lemmas.json")(theorem, goal, script)
+    (tactic,) = LemmaTable(tmp_path / "lemmas.json").tactics_for(base_case.text)
+    closed = env.apply(base_case, tactic)
+    assert closed.error is None and closed.goals == ()
