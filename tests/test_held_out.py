@@ -1,6 +1,7 @@
 """No training source can yield a dev-subset or test-split problem, or a variant of one, by name or
 by statement (docs/ARCHITECTURE.md §Data): the one guard (`held_out_problem_of`) and every
-training entry point that applies it — benchmark and factory sources, the matchmaker."""
+training entry point that applies it — benchmark and factory sources, the matchmaker, expert
+iteration's subgoal problems."""
 
 from __future__ import annotations
 
@@ -126,3 +127,32 @@ def test_a_training_file_with_a_record_of_a_held_out_problem_is_refused(tmp_path
                                [*ok, {"goal": "⊢ True", "tactic": "trivial.", "steps": 1, "lemma": lemma}]))
         with pytest.raises(HeldOutRecord, match="never trained on"):
             read_examples(bad)
+
+
+def test_subgoal_problems_of_held_out_problems_are_refused_made_or_stored(tmp_path: Path) -> None:
+    """Expert iteration's subgoal source (`selfplay.subgoals`): a statement named after a dev or
+    test problem, or stating a dev problem, is never made; one written into the run's store by
+    hand stops the driver."""
+    from selfplay.actor import SourceProblem
+    from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig
+    from selfplay.subgoals import SubgoalHarvester, SubgoalStore
+
+    dev = next(p for p in load_benchmark("minif2f-rocq-dev") if p.theorem is not None)
+    test_name = sorted(minif2f_test_names())[0]
+    target = next(p for p in load_benchmark("minif2f-rocq-train") if p.theorem is not None)
+    source = SourceProblem(f"minif2f-rocq-train/{target.name}", "minif2f-rocq-train", target.theorem)
+    clash = f"{target.name}_sg0_1"
+    made = [Theorem(f"{test_name}_sg0_1", "", f"Theorem {test_name}_sg0_1 : 1 = 1."),
+            Theorem(f"{dev.name}_sg0_1", "", f"Theorem {dev.name}_sg0_1 : 2 = 2."),
+            Theorem(clash, dev.theorem.header, dev.theorem.statement.replace(dev.name, clash, 1))]
+    store = SubgoalStore(tmp_path / "run" / "subgoals.jsonl")
+    harvester = SubgoalHarvester(store, lambda theorem, texts, prefix: [(t, texts[0]) for t in made],
+                                 ["minif2f-rocq-train"], 3, 3)
+    rows = [{"problem": source.id, "proved": False, "outcome": "failed", "open_leads": ["⊢ 1 = 1"]}]
+    (tmp_path / "run").mkdir()
+    assert harvester.harvest(0, rows, {source.id: source}, set()) == [] and not store.problems
+    store.add_problem(SourceProblem(f"subgoals/{clash}", "subgoals", made[2]), source.id, 0, "⊢ 1 = 1")
+    cfg = ExpertIterationConfig.from_dict({"run_dir": str(tmp_path / "run"), "checkpoint": "unused",
+                                           "subgoal_sources": ["minif2f-rocq-train"], "learner": {"quantization": ""}})
+    with pytest.raises(ValueError, match="cannot enter expert iteration"):
+        ExpertIteration(cfg, [source], [], [], lambda kind, problems: None, subgoal_maker=lambda *args: [])
