@@ -77,6 +77,8 @@ def test_not_proved_is_exit_1_and_bad_input_is_exit_2(tmp_path: Path) -> None:
         (["train", "temperature=0", train], "temperature must be > 0"),
         (["train", "decoding=greedy", train], "decoding must be sample, beam or both"),
         (["train", "heldout_decoding=greedy", train], "decoding must be sample, beam or both"),
+        (["train", "iteration.subgoal_sources=minif2f-rocq-train", train], "subgoal_sources must be a list"),
+        (["train", "iteration.subgoals_per_attempt=0", train], "subgoals_per_attempt must be >= 1"),
         (["train", f"sources=[factory:{tmp_path / 'no_factory.jsonl'}]", train], "no_factory.jsonl not found"),
         (["solve", "True", "temperature_step=-1", runs], "temperature_step >= 0"),
         (["solve", "True", "decoding=greedy", runs], "decoding must be sample, beam or both"),
