@@ -146,9 +146,12 @@ class Phases:
 
     def searched_by_policy(self, round_index: int, problem: str) -> bool:
         """Whether `problem` is searched with the policy alone in round `round_index`: a draw from
-        (seed, round, problem), so a resumed round splits its batch the same way."""
+        (seed, round, problem), so a resumed round splits its batch the same way. A subgoal
+        problem's share is `subgoal_policy_share` (default 0: it is there to be proved, and in run
+        17's rounds 12–13 the policy alone proved none of 23, the search's actions 5 of 29)."""
         draw = random.Random(f"{self.cfg.seed}/{round_index}/{problem}").random()
-        return draw < self.cfg.policy_search_share
+        subgoal = problem in self.train and self.train[problem].source == SUBGOAL_SOURCE
+        return draw < (self.cfg.subgoal_policy_share if subgoal else self.cfg.policy_search_share)
 
     def budget_factors(self, round_index: int, problems: Sequence[str]) -> dict[str, float]:
         """Per problem, the multiple of the base search budget it gets this round (searches before

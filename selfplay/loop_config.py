@@ -121,6 +121,7 @@ class ExpertIterationConfig(LoopConfig):
     subgoals_per_attempt: int = 2        # open goals taken from each failed search (its best by value first)
     max_subgoals_per_target: int = 12    # subgoal problems made of one target over the run
     subgoal_lemmas: bool = True          # a proved subgoal's proof closes its open goal in later searches (lemmas.json)
+    subgoal_policy_share: float = 0.0    # of the subgoal problems, searched with the policy alone (the rest: the search's actions)
 
     LABEL = "expert iteration config"
 
@@ -129,8 +130,8 @@ class ExpertIterationConfig(LoopConfig):
             raise ValueError("rounds must be >= 0, problems_per_round and heldout_problems >= 1")
         if self.learner_steps_per_round < 0 or self.search_simulations < 1 or self.heldout_simulations < 1:
             raise ValueError("learner_steps_per_round must be >= 0, simulations >= 1")
-        if not 0.0 <= self.policy_search_share <= 1.0:
-            raise ValueError("policy_search_share must be in [0, 1]")
+        if not 0.0 <= self.policy_search_share <= 1.0 or not 0.0 <= self.subgoal_policy_share <= 1.0:
+            raise ValueError("policy_search_share and subgoal_policy_share must be in [0, 1]")
         bad_weights = [f"{source}={weight}" for source, weight in (self.source_weights or {}).items()
                        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not weight > 0]
         if bad_weights:

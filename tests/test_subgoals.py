@@ -219,3 +219,21 @@ def test_a_proved_subgoal_s_proof_closes_its_goal_and_stays_out_of_the_policy_ta
     assert [(r.tactic, r.steps) for r in kept.records] == [("intros.", 2), (None, 1)]
     failed = Episode(made.id, SUBGOAL_SOURCE, False, Outcome.FAILED)
     assert harvester.after_search(failed) == failed and len(LemmaTable(tmp_path / "lemmas.json")) == 1
+
+
+def test_subgoal_problems_are_searched_with_the_search_actions_unless_a_policy_share_is_set(tmp_path: Path) -> None:
+    train = [problem("t0")]
+    store = SubgoalStore(tmp_path / "run" / "subgoals.jsonl")
+    (tmp_path / "run").mkdir()
+    subgoal = SourceProblem("subgoals/t0_sg0_1", SUBGOAL_SOURCE, Theorem("t0_sg0_1", "", "Theorem t0_sg0_1 : 2 = 2."))
+    store.add_problem(subgoal, f"{TRAIN}/t0", 0, "⊢ 2 = 2")
+    settings = {"run_dir": str(tmp_path / "run"), "checkpoint": str(CHECKPOINT), "policy_search_share": 1.0,
+                "subgoal_sources": [TRAIN], "learner": {"quantization": ""}}
+    driver = ExpertIteration(ExpertIterationConfig.from_dict(settings), train, [], [], lambda kind, problems: None,
+                             subgoal_maker=RuleMaker())
+    assert driver.searched_by_policy(3, f"{TRAIN}/t0") and not driver.searched_by_policy(3, subgoal.id)
+    shared = ExpertIterationConfig.from_dict({**settings, "subgoal_policy_share": 1.0})
+    assert ExpertIteration(shared, train, [], [], lambda kind, problems: None,
+                           subgoal_maker=RuleMaker()).searched_by_policy(3, subgoal.id)
+    with pytest.raises(ValueError, match="subgoal_policy_share must be in"):
+        ExpertIterationConfig.from_dict({**settings, "subgoal_policy_share": 2.0})
