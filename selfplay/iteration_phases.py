@@ -221,11 +221,13 @@ class Phases:
         subgoals on harvests its earlier rounds first) → new problems, added to `train`."""
         if self.harvester is None:
             return []
+        pending = [index for index in range(round_index + 1)
+                   if index not in self.harvester.store.harvested and self.files.search_path(index).is_file()]
+        if not pending:          # the usual case before a search: nothing to read
+            return []
         made: list[SourceProblem] = []
         _, proved = tally(self.files.search_history(before_round=round_index + 1))
-        for index in range(round_index + 1):
-            if index in self.harvester.store.harvested or not self.files.search_path(index).is_file():
-                continue
+        for index in pending:
             new = self.harvester.harvest(index, read_rows(self.files.search_path(index)), self.train, proved,
                                          buffer_episodes)
             self.train.update((p.id, p) for p in new)

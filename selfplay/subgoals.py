@@ -33,9 +33,9 @@ name (which carries the target's) and by statement, or is dropped with a warning
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
-import dataclasses
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from lean_interface.api import EnvError, Theorem
@@ -109,8 +109,9 @@ def failed_leads(rows: Iterable[dict], sources: Iterable[str], proved: set[str],
     """Problem → its failed searches' open leads (in search order, each search's best first) for
     the problems of `sources` not in `proved`. A row without `open_leads` (written before rows
     carried them) takes them from the buffer's failed episode of that problem and weights version."""
+    named = set(sources)
     wanted = [row for row in rows if row.get("outcome") == "failed" and row["problem"] not in proved
-              and row["problem"].partition("/")[0] in set(sources)]
+              and row["problem"].partition("/")[0] in named]
     missing = {(row["problem"], row.get("weights_version")) for row in wanted if "open_leads" not in row}
     from_buffer: dict[tuple[str, object], list[str]] = {}
     if missing and buffer_episodes is not None:
@@ -145,12 +146,10 @@ class SubgoalHarvester:
                 and self.store.goals.get(problem.id):
             if self.lemmas(problem.theorem, self.store.goals[problem.id], episode.proof):
                 log.info("subgoal %s proved: its goal now closes in one step", problem.id)
-        if not any(r.tactic is not None and self.lemmas.is_lemma_tactic(r.tactic) for r in episode.records):
-            return episode
         records = tuple(dataclasses.replace(r, tactic=None)
                         if r.tactic is not None and self.lemmas.is_lemma_tactic(r.tactic) else r
                         for r in episode.records)
-        return dataclasses.replace(episode, records=records)
+        return episode if records == episode.records else dataclasses.replace(episode, records=records)
 
     def harvest(self, round_index: int, rows: Sequence[dict], train: Mapping[str, SourceProblem], proved: set[str],
                 buffer_episodes: Callable[[], Iterable[Episode]] | None = None) -> list[SourceProblem]:
