@@ -26,11 +26,11 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
 
 from __future__ import annotations
 
-from lean_interface.problems.factory import algebra, inequalities, multistep, numbers, skills, sums
+from lean_interface.problems.factory import algebra, inequalities, multistep, numbers, skills, skills_complex, sums
 from lean_interface.problems.factory.family import Family
 
 FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES,
-                               *skills.FAMILIES, *multistep.FAMILIES)
+                               *skills.FAMILIES, *skills_complex.FAMILIES, *multistep.FAMILIES)
 
 
 def family_named(name: str) -> Family:

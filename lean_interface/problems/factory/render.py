@@ -15,15 +15,16 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-#: headers in the miniF2F-rocq style (data/minif2f-rocq/valid), by domain
+#: headers in the miniF2F-rocq style (data/minif2f-rocq/valid), by domain (C: Coquelicot's complex numbers)
 HEADERS: dict[str, str] = {
     "R": "Require Import Reals.\nOpen Scope R_scope.",
     "Z": "Require Import ZArith.\nOpen Scope Z_scope.",
     "nat": "Require Import Arith.\nOpen Scope nat_scope.",
     "nat_list": "Require Import Arith.\nRequire Import List.\nImport ListNotations.\nOpen Scope nat_scope.",
+    "C": "Require Import Reals.\nRequire Import Coquelicot.Coquelicot.\nOpen Scope C_scope.",
 }
 #: the Coq type a domain's variables have
-TYPES: dict[str, str] = {"R": "R", "Z": "Z", "nat": "nat", "nat_list": "nat"}
+TYPES: dict[str, str] = {"R": "R", "Z": "Z", "nat": "nat", "nat_list": "nat", "C": "C"}
 
 Number = int | Fraction
 

@@ -29,7 +29,7 @@ from lean_interface.problems.factory.render import binder_groups
 MINIF2F_SHARE = 0.5
 
 #: per domain, headers of the miniF2F-rocq train split that keep the domain's meaning (R needs
-#: R_scope open, Z needs Z_scope; nat is Coq's default scope), each with how many train problems
+#: R_scope open, Z needs Z_scope, C needs C_scope; nat is Coq's default scope), each with how many train problems
 #: use it: an item's header is drawn in those proportions
 MINIF2F_HEADERS: dict[str, tuple[tuple[str, int], ...]] = {
     "R": (("Require Import Reals.\nOpen Scope R_scope.", 69),
@@ -43,6 +43,9 @@ MINIF2F_HEADERS: dict[str, tuple[tuple[str, int], ...]] = {
             ("Require Import Arith.\nRequire Import Nat.", 3)),
     "nat_list": (("Require Import Coq.Arith.Arith.\nRequire Import Coq.Lists.List.\nImport ListNotations.", 2),
                  ("Require Import Nat.\nRequire Import List.\nImport ListNotations.", 2)),
+    "C": (("Require Import Reals.\nRequire Import Coquelicot.Coquelicot.\n\nOpen Scope C_scope.", 10),
+          ("Require Import Reals.\nRequire Import Coquelicot.Coquelicot.\nRequire Import List.\n\nOpen Scope C_scope.", 2),
+          ("Require Import Coquelicot.Coquelicot.\nOpen Scope C_scope.", 1)),
 }
 
 #: a hypothesis that must be parenthesised before `->` (a binder or arrow of its own would
