@@ -43,7 +43,7 @@ def _print_outcome(name: str, record: dict) -> None:
     else:
         print(f"NOT PROVED {name} within budget")
     if record["incident"]:
-        print(f"SOUNDNESS INCIDENT: {record['incident']}")
+        print(record["incident"])
     print(f"method {record['method']} · evaluator {record['evaluator']}")
     print(f"simulations {stats['simulations']:.0f} · prover calls {stats['prover_calls']:.0f} "
           f"({stats['prover_errors']:.0f} failed) · evaluator calls {stats['evaluator_calls']:.0f} · "

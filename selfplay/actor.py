@@ -128,7 +128,7 @@ class Actor:
         leads = open_leads(outcome.tree, min_visits=self.config.min_visits_for_value) \
             if outcome.tree is not None and not outcome.proved else []
         if outcome.incident:  # the search believed in a proof the kernel rejected: trust nothing of this tree
-            log.error("%s: soundness incident on %s: %s", self.name, attempt.problem, outcome.incident)
+            log.error("%s: proof rejected on %s: %s", self.name, attempt.problem, outcome.incident)
             records, leads = [], []
         return Episode(
             problem=attempt.problem, source=problem.source, disprove=attempt.disprove,

@@ -10,12 +10,12 @@ import pytest
 
 import search.mcts as mcts_module
 from fake_env import TableEnv, TableEvaluator, provable, random_world
-from lean_interface.api import Goal, ProofStep, TacticResult, Theorem
+from lean_interface.api import Goal, ProofStep, TacticResult, Theorem, Verdict
 from search.config import Budget, MCTSConfig
 from search.evaluator import EvalRequest, Evaluation
 from search.expansion import expand
 from search.mcts import run_mcts
-from search.solve import RUNNERS, Method, SearchSettings, solve
+from search.solve import REPLAY_TIMEOUT_ERROR, RUNNERS, Method, SearchSettings, replay_timed_out, solve
 from search.tree import SearchTree, Status
 
 THM = Theorem("t", "", "t")
@@ -278,6 +278,38 @@ def test_solve_reports_only_verified_proofs(caplog: pytest.LogCaptureFixture) ->
     assert not outcome.proved and outcome.script is None
     assert outcome.incident.startswith("SOUNDNESS INCIDENT") and outcome.verdict is not None
     assert "SOUNDNESS INCIDENT" in caplog.text
+
+
+def test_a_replay_timeout_is_verified_again_and_never_reported_as_proved(caplog: pytest.LogCaptureFixture) -> None:
+    """A `timeout` step that ran out in the replay (coqc's own message, checked on real Coq in
+    tests/integration/test_coq_env.py) is load, not a wrong proof: one more check from scratch
+    decides; two timeouts are a VERIFY TIMEOUT, not proved, and not a soundness incident."""
+    table = {("A", "split"): ["B", "C"], ("B", "b"): [], ("C", "c"): []}
+    evaluator = TableEvaluator({"A": [("split", -0.1)], "B": [("b", -0.1)], "C": [("c", -0.1)]})
+
+    class SlowReplayEnv(TableEnv):
+        """Its verifier times out the first `timeouts` times, then checks as the table does."""
+
+        def __init__(self, timeouts: int) -> None:
+            super().__init__(table)
+            self.timeouts, self.checks = timeouts, 0
+
+        def verify(self, theorem: Theorem, script: str) -> Verdict:
+            self.checks += 1
+            if self.checks <= self.timeouts:
+                return Verdict(False, REPLAY_TIMEOUT_ERROR + ".", script=script)
+            return super().verify(theorem, script)
+
+    once = SlowReplayEnv(timeouts=1)
+    outcome = solve(THM, once, evaluator, Method.MCTS, SearchSettings(), BUDGET)
+    assert outcome.proved and outcome.verdict is not None and outcome.verdict.ok and outcome.incident == ""
+    assert once.checks == 2
+    twice = SlowReplayEnv(timeouts=2)
+    with caplog.at_level(logging.WARNING, logger="search.solve"):
+        outcome = solve(THM, twice, evaluator, Method.MCTS, SearchSettings(), BUDGET)
+    assert not outcome.proved and outcome.script is None and twice.checks == 2
+    assert outcome.incident.startswith("VERIFY TIMEOUT") and "SOUNDNESS INCIDENT" not in caplog.text
+    assert replay_timed_out(outcome.verdict) and not replay_timed_out(Verdict(False, "coqc rejected the proof: Error: foo"))
 
 
 def test_solve_runs_every_method_from_the_registry() -> None:

@@ -39,6 +39,19 @@ def test_induction_proof_in_any_order_and_verified(env: CoqEnv) -> None:
     assert verdict.ok and set(verdict.axioms) <= set(CLASSICAL)
 
 
+def test_a_timeout_step_that_runs_out_in_the_replay_is_told_apart(env: CoqEnv) -> None:
+    """coqc's own message for a `timeout` step that ran out is what `search.solve` verifies again
+    (`replay_timed_out`); a wrong step is not mistaken for one."""
+    from search.solve import replay_timed_out
+
+    thm = theorem_from_proposition("True", name="replay_timeout_demo")
+    slow = env.verify(thm, "timeout 1 (repeat (pose proof I)). exact I.")
+    assert not slow.ok and replay_timed_out(slow), slow.message
+    wrong = env.verify(thm, "exact 0.")
+    assert not wrong.ok and not replay_timed_out(wrong), wrong.message
+    assert env.verify(thm, "timeout 5 (exact I).").ok
+
+
 def test_split_gives_independent_goals(env: CoqEnv) -> None:
     thm = theorem_from_proposition("forall P Q : Prop, P -> Q -> P /\\ Q")
     goal = env.apply(env.start(thm), "intros P Q HP HQ").goals[0]
