@@ -4,8 +4,8 @@ Why: complex numbers are a class of their own among the miniF2F-rocq train probl
 portfolio leaves open (docs/factory_skills.md: 13, of which 8 elaborate on Coq 8.16 — `^` on `C`
 falls back to R's power in the other 5). Coquelicot declares no `ring` structure for `C`, so every
 decision procedure of the portfolio fails on them ("not a valid ring equation" for ring and field,
-and lra/nra/lia see no linear arithmetic at all), yet each of those 8 but one yields to a script of
-one shape: reduce the equation to its two real components and let `ring`/`lra`/`nra` work there.
+and lra/nra/lia see no linear arithmetic at all), yet 6 of those 8 yield to a script of one shape:
+reduce the equation to its two real components and let `ring`/`lra`/`nra` work there.
 
   apply injective_projections; simpl; ring.        an identity: C is R * R, so an equation of pairs
                                                     is the equation of their fst and of their snd
