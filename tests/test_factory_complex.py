@@ -113,7 +113,7 @@ def test_scripts_prove_their_statements_and_no_single_call_does() -> None:
     """Each shape, in both renderings: the family's script proves it in Coq 8.16 under the project
     prelude (kernel-checked at Qed), and none of lra, nra, lia, nia, field, ring, intuition or psatz
     after intros does — Coquelicot gives C no ring structure."""
-    from integration.test_factory import ONE_CALL, Prover
+    from integration.test_factory import assert_proved_by_script_and_by_no_single_call
 
     by_shape: dict[tuple[tuple[str, ...], bool], int] = {}
     for seed in range(200):
@@ -122,14 +122,4 @@ def test_scripts_prove_their_statements_and_no_single_call_does() -> None:
         key = (tuple(name for name, _ in draft.binders), item.proof.startswith("intros."))
         by_shape.setdefault(key, seed)
     assert len(by_shape) >= 8, by_shape
-    prover = Prover()
-    try:
-        closed = []
-        for seed in sorted(by_shape.values()):
-            item = candidate(FAMILY, seed)
-            assert prover.proves(item) is None, item.statement
-            closed += [f"{item.statement} by {tactic}" for tactic in ONE_CALL
-                       if prover.proves(dataclasses.replace(item, proof=f"intros; {tactic}.")) is None]
-        assert not closed, "\n".join(closed)
-    finally:
-        prover.process.close()
+    assert_proved_by_script_and_by_no_single_call([candidate(FAMILY, seed) for seed in sorted(by_shape.values())])

@@ -322,8 +322,12 @@ def _check_guarded_rewrite(draft: Draft) -> None:
         expected = v / (point / a) if "/ y" in first else v + rest[0][1]
         assert stated == expected and (not rest or point == a * rest[0][0]), draft
     else:                                           # s and its inverse t: t v = w where s w = v
-        s = _function(first.split(" = ", 1)[1])
-        v, w = re.fullmatch(r"t \(s \(t (\S+)\)\) = (\S+)", draft.conclusion).groups()
+        s_name, rule = re.fullmatch(r"forall x, (\w+) x = (.+)", first).groups()
+        s = _function(rule)
+        t_name, s_again, t_again, v, w = re.fullmatch(r"(\w+) \((\w+) \((\w+) (\S+)\)\) = (\S+)",
+                                                       draft.conclusion).groups()
+        assert s_again == s_name != t_name == t_again, draft
+        assert draft.hypotheses[1:] == (f"forall x, {t_name} ({s_name} x) = x", f"forall x, {s_name} ({t_name} x) = x")
         assert s(holds(w)) == holds(v) != holds(w), draft
 
 
@@ -346,10 +350,39 @@ def _check_cast_numerals(draft: Draft) -> None:
             assert holds(draft.conclusion, {"n": Fraction(n), "S": lambda v: v + 1}), draft
 
 
+def _check_three_unknowns(draft: Draft, hypothesis: str) -> None:
+    """mathd_algebra_140's shape: c2 x^2 + c1 x + c0 = (a x + q)(m (b x) + c) with a, b, c > 0.
+    Coefficients give c = c0/q, ab = c2/m and a c + q m b = c1, so a solves c a^2 - c1 a + q m ab = 0:
+    some root with a, b, c > 0 must make the identity hold, and the conclusion must hold there."""
+    assert draft.hypotheses[:3] == ("0 < a", "0 < b", "0 < c"), draft
+    left, right = hypothesis.removeprefix("forall x : R, ").split(" = ")
+    sign, size = re.search(r"\(a \* x ([+-]) (\d+)\) \*", right).groups()
+    q = Fraction(int(size) if sign == "+" else -int(size))
+    m = Fraction(re.search(r"\((\d+) \* \(b", right)[1]) if "* (b * x)" in right else Fraction(1)
+    at = {t: holds(left, {"x": Fraction(t)}) for t in (0, 1, -1)}
+    c0, c2, c1 = at[0], (at[1] + at[-1]) / 2 - at[0], (at[1] - at[-1]) / 2
+    c, ab = c0 / q, c2 / m
+    disc = c1 * c1 - 4 * c * q * m * ab
+    numerator, denominator = math.isqrt(disc.numerator), math.isqrt(disc.denominator)
+    assert disc >= 0 and Fraction(numerator, denominator) ** 2 == disc, draft      # a is rational
+    root = Fraction(numerator, denominator)
+    roots = [{"a": a, "b": ab / a, "c": c} for a in ((c1 + root) / (2 * c), (c1 - root) / (2 * c))
+             if a > 0 and ab / a > 0 and c > 0]
+    assert roots, draft
+    for env in roots:
+        assert all(holds(hypothesis.removeprefix("forall x : R, "), {**env, "x": x}) for x in _points()), draft
+        assert holds(draft.conclusion, env), draft
+
+
 def _check_identity_points(draft: Draft) -> None:
     env = _solution(draft.conclusion) if "/\\" in draft.conclusion else {}
-    hypothesis = draft.hypotheses[0]
-    if "A /" in hypothesis:                         # partial fractions at points off the poles
+    shifted = [h for h in draft.hypotheses if h.startswith("forall x, f (x")]
+    hypothesis = shifted[0] if shifted else draft.hypotheses[-1]
+    if env:                                         # sign hypotheses before the identity hold at the answer
+        assert all(holds(h, env) for h in draft.hypotheses[:-1]), draft
+    if "(b * x) + c)" in hypothesis or "(b * x + c)" in hypothesis:
+        _check_three_unknowns(draft, hypothesis)
+    elif "A /" in hypothesis:                         # partial fractions at points off the poles
         body = hypothesis.split(" -> ", 1)[1]
         for x in _points(6):
             if holds(hypothesis.removeprefix("forall x, ").split(" -> ")[0], {"x": x}):

@@ -15,6 +15,8 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
                    identities at points (docs/factory_skills.md)
   skills_numbers.py  the same over nat and Z: residues by rewriting and case splits, computed
                    witnesses, witnesses by induction
+  skills_complex.py  Coquelicot's C: equations proved componentwise (injective_projections)
+  skills_definitions.py  functions the problem file defines (logb, f, star): `unfold`, then the step
   multistep.py     statements no single decision procedure closes: functional equations
                    instantiated at points, recurrences unrolled, Nat.iter closed forms by
                    induction, absolute values by cases, existentials by a witness
@@ -26,11 +28,13 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
 
 from __future__ import annotations
 
-from lean_interface.problems.factory import algebra, inequalities, multistep, numbers, skills, skills_complex, sums
+from lean_interface.problems.factory import (algebra, inequalities, multistep, numbers, skills, skills_complex,
+                                             skills_definitions, sums)
 from lean_interface.problems.factory.family import Family
 
 FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES,
-                               *skills.FAMILIES, *skills_complex.FAMILIES, *multistep.FAMILIES)
+                               *skills.FAMILIES, *skills_complex.FAMILIES, *skills_definitions.FAMILIES,
+                               *multistep.FAMILIES)
 
 
 def family_named(name: str) -> Family:

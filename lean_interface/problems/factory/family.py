@@ -34,12 +34,15 @@ TRAIN, HELDOUT = "train", "heldout"
 @dataclass(frozen=True)
 class Draft:
     """A statement before Coq has seen it: the binders, hypotheses and conclusion of a
-    binder-style theorem, and a proof script (tactics separated by sentences) that proves it."""
+    binder-style theorem, a proof script (tactics separated by sentences) that proves it, and the
+    local definitions the statement uses (`Definition logb (a x : R) : R := ln x / ln a.`, as 25
+    miniF2F-rocq files have one), which go after the header in both renderings."""
 
     binders: tuple[tuple[str, str], ...]
     hypotheses: tuple[str, ...]
     conclusion: str
     proof: str
+    definitions: tuple[str, ...] = ()
 
     def signature(self) -> str:
         return signature(self.binders, self.hypotheses, self.conclusion)
@@ -130,9 +133,16 @@ def candidate(family: Family, seed: int) -> Candidate:
     split = split_of(family.name, seed)
     if (draft.binders or draft.hypotheses) and uses_minif2f_surface(family.name, seed):
         statement = forall_statement(draft.binders, draft.hypotheses, draft.conclusion)
-        return Candidate(name, family.name, seed, split, minif2f_header(family.domain, family.name, seed),
+        header = with_definitions(minif2f_header(family.domain, family.name, seed), draft.definitions)
+        return Candidate(name, family.name, seed, split, header,
                          f"Theorem {name} : {statement}.", minif2f_proof(draft.proof, len(draft.hypotheses)))
-    return Candidate(name, family.name, seed, split, family.header, f"Theorem {name} {draft.signature()}.", draft.proof)
+    return Candidate(name, family.name, seed, split, with_definitions(family.header, draft.definitions),
+                     f"Theorem {name} {draft.signature()}.", draft.proof)
+
+
+def with_definitions(header: str, definitions: tuple[str, ...]) -> str:
+    """The header, then the draft's local definitions (a blank line between, as miniF2F files set them)."""
+    return "\n\n".join((header, *definitions)) if definitions else header
 
 
 def nonzero(rng: random.Random, low: int, high: int) -> int:

@@ -258,8 +258,13 @@ def _guarded_recurrence(rng: random.Random) -> Draft:
 
 
 def _scaling(rng: random.Random) -> Draft:
-    """f (x y) = f x / y or f (x y) = f x + f y for positive x, y: f at another point (amc12 2001 p9's step)."""
-    a = rng.randint(2, 60)
+    """f (x y) = f x / y or f (x y) = f x + f y for positive x, y: f at another point (amc12 2001 p9's step).
+
+    The quotient rule's script writes the new point as `a * (point / a)`: the numbers are copied
+    from the statement and lra does the arithmetic, so the step is one a policy can read off the
+    goal (`replace 600 with (500 * (600 / 500)) by lra.`) rather than a ratio it must compute. The
+    sum rule needs `f r` for the ratio r its hypothesis names, so there r is written as given."""
+    a = rng.randint(2, 60) if rng.random() < 0.7 else rng.randint(100, 900)
     r = Fraction(rng.randint(2, 9), rng.randint(1, 5))
     while r in (1, a):
         r = Fraction(rng.randint(2, 9), rng.randint(1, 5))
@@ -268,7 +273,8 @@ def _scaling(rng: random.Random) -> Draft:
     guard = "forall x y, 0 < x -> 0 < y -> "
     if rng.random() < 0.5:
         equation, value = f"{guard}f (x * y) = f x / y", v / r
-        proof = f"replace {literal(point)} with ({a} * {literal(r)}) by lra. rewrite h0 by lra. rewrite h1. lra."
+        proof = (f"replace {literal(point)} with ({a} * ({literal(point)} / {a})) by lra. rewrite h0 by lra. "
+                 "rewrite h1. lra.")
         given = (f"f {a} = {standalone(v)}",)
     else:
         w = Fraction(rng.randint(-12, 12))
@@ -278,8 +284,14 @@ def _scaling(rng: random.Random) -> Draft:
     return Draft((("f", "R -> R"),), (equation, *given), f"f {literal(point)} = {standalone(value)}", proof)
 
 
+#: names an inverse pair goes by in competition statements (mathd_algebra_323 writes sigma, sigma_inv)
+_INVERSE_NAMES = (("s", "t"), ("f", "g"), ("sigma", "sigma_inv"), ("f", "finv"), ("g", "ginv"), ("f", "f_inv"))
+
+
 def _inverse_pair(rng: random.Random) -> Draft:
-    """s x = a x + b (or x^3 + b) with t its inverse on both sides: t (s (t v)) = w where s w = v."""
+    """s x = a x + b (or x^3 + b) with t its inverse on both sides: t (s (t v)) = w where s w = v;
+    the pair's names drawn from `_INVERSE_NAMES`, so the script's names are the statement's."""
+    s, t = rng.choice(_INVERSE_NAMES)
     a, b = nonzero(rng, -5, 5), nonzero(rng, -15, 15)    # b != 0: s is not the identity
     cube = rng.random() < 0.35
     rule = f"x ^ 3 + {b}" if cube and b > 0 else f"x ^ 3 - {-b}" if cube and b < 0 else "x ^ 3" if cube \
@@ -289,9 +301,9 @@ def _inverse_pair(rng: random.Random) -> Draft:
         v = w ** 3 + b if cube else a * w + b
         if v != w:
             break
-    hypotheses = (f"forall x, s x = {rule}", "forall x, t (s x) = x", "forall x, s (t x) = x")
-    return Draft((("s", "R -> R"), ("t", "R -> R")), hypotheses, f"t (s (t {literal(v)})) = {standalone(w)}",
-                 f"rewrite h2. replace {literal(v)} with (s {literal(w)}) by (rewrite h0; lra). apply h1.")
+    hypotheses = (f"forall x, {s} x = {rule}", f"forall x, {t} ({s} x) = x", f"forall x, {s} ({t} x) = x")
+    return Draft(((s, "R -> R"), (t, "R -> R")), hypotheses, f"{t} ({s} ({t} {literal(v)})) = {standalone(w)}",
+                 f"rewrite h2. replace {literal(v)} with ({s} {literal(w)}) by (rewrite h0; lra). apply h1.")
 
 
 def guarded_rewrite(rng: random.Random) -> Draft:
@@ -344,17 +356,35 @@ def cast_numerals(rng: random.Random) -> Draft:
 
 # ---- identity_points ---------------------------------------------------------------------------------
 
+def _signs(values: dict[str, int]) -> tuple[str, ...]:
+    """Sign hypotheses true of the answer (`0 < a`, `b < 0`), set before an identity as competition
+    statements set them (mathd_algebra_140), so the identity is not always the first hypothesis."""
+    return tuple(f"0 < {name}" if value > 0 else f"{name} < 0" for name, value in values.items() if value)
+
+
 def identity_points(rng: random.Random) -> Draft:
     """An identity in x with unknown coefficients, read off by instantiating it at points."""
-    kind = rng.randrange(3)
+    kind = rng.randrange(4)
     if kind == 0:                                   # c x^2 + a x + b = (p x + q)(u x + w) for all x
         p, q, u, w = nonzero(rng, -4, 4), rng.randint(-9, 9), nonzero(rng, -4, 4), rng.randint(-9, 9)
         c, a, b = p * u, p * w + q * u, q * w
         left = join_terms([(c, "x^2"), (1, "a * x"), (1, "b")])
         right = f"({linear([p], ['x'], q)}) * ({linear([u], ['x'], w)})"
-        return Draft((("a", "R"), ("b", "R")), (f"forall x, {left} = {right}",),
+        signs = _signs({"a": a, "b": b}) if rng.random() < 0.4 else ()
+        k, n = len(signs), len(signs) + 1
+        return Draft((("a", "R"), ("b", "R")), (*signs, f"forall x, {left} = {right}"),
                      f"a = {standalone(a)} /\\ b = {standalone(b)}",
-                     "pose proof (h0 0) as h1. pose proof (h0 1) as h2. lra.")
+                     f"pose proof (h{k} 0) as h{n}. pose proof (h{k} 1) as h{n + 1}. lra.")
+    if kind == 3:                                   # mathd_algebra_140's shape: (a x + q)(m (b x) + c), a b c > 0
+        a, b, c, q, m = rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 9), nonzero(rng, -9, 9), rng.choice((1, 1, 2, 3))
+        left = join_terms([(m * a * b, "x^2"), (a * c + q * m * b, "x"), (q * c, "")])
+        scaled = f"{m} * (b * x)" if m != 1 else "b * x"
+        right = f"({linear([1], ['a * x'], q)}) * ({scaled} + c)"
+        k = rng.choice((-3, -2, -1, 1, 2, 3))
+        points = ("0", "1", "(-1)")
+        return Draft((("a", "R"), ("b", "R"), ("c", "R")), ("0 < a", "0 < b", "0 < c", f"forall x : R, {left} = {right}"),
+                     f"{join_terms([(1, 'a * b'), (k, 'c')])} = {standalone(a * b + k * c)}",
+                     " ".join(f"pose proof (h3 {t}) as h{4 + i}." for i, t in enumerate(points)) + " nra.")
     if kind == 1:                                   # f (x + c) = P(x), f x = a x^2 + b x + d: a t^2 + b t + d
         c, t = nonzero(rng, -5, 5), rng.choice((1, 1, 2, -1))
         shifted = _quadratic(rng)
