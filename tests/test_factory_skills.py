@@ -190,7 +190,7 @@ def _assume(draft: Draft, env: dict[str, object], domain: str = "R") -> bool:
 
 def test_skill_families_are_registered_before_the_multistep_families_as_train() -> None:
     names = [family.name for family in FAMILIES]
-    assert 6 <= len(SKILLS) <= 10 and set(SKILLS) <= set(names)
+    assert 6 <= len(SKILLS) <= 12 and set(SKILLS) <= set(names)
     assert max(names.index(n) for n in SKILLS) < min(names.index(f.name) for f in multistep.FAMILIES)
     assert {family.domain for family in skills.FAMILIES} == {"R", "Z", "nat"}
     for family in skills.FAMILIES:
@@ -442,12 +442,25 @@ def _check_induction_witness(draft: Draft) -> None:
         assert now % m == 0 and after == m * (now / m + t_b * a ** n), (draft, n)   # the step's witness
 
 
+def _check_bounded_cases(draft: Draft) -> None:
+    """The stated hypotheses have exactly one solution in nat (every solution has y <= n, the
+    script's bound), and the conclusion holds there."""
+    assert draft.hypotheses[:2] == ("0 < y", "y < x"), draft
+    left, n = draft.hypotheses[2].rsplit(" = ", 1)
+    n = int(n)
+    solutions = [(x, y) for y in range(1, n + 1) for x in range(y + 1, n + 2)
+                 if holds(left, {"x": Fraction(x), "y": Fraction(y)}, "nat") == n]
+    assert len(solutions) == 1 and f"assert (y <= {n}) by lia." in draft.proof, draft
+    x, y = solutions[0]
+    assert holds(draft.conclusion, {"x": Fraction(x), "y": Fraction(y)}, "nat"), draft
+
+
 CHECKS: dict[str, Callable[[Draft], None]] = {
     "sqrt_eval": _check_sqrt_eval, "field_nonzero": _check_field_nonzero, "log_exp": _check_log_exp,
     "guarded_rewrite": _check_guarded_rewrite, "cast_numerals": _check_cast_numerals,
     "identity_points": _check_identity_points, "nat_residue": lambda d: _check_residue(d, "nat"),
     "z_residue": lambda d: _check_residue(d, "Z"), "witness_compute": _check_witness_compute,
-    "induction_witness": _check_induction_witness,
+    "induction_witness": _check_induction_witness, "bounded_cases": _check_bounded_cases,
 }
 
 
@@ -456,6 +469,21 @@ def test_statements_are_true_by_exact_arithmetic(name: str) -> None:
     assert set(CHECKS) == set(SKILLS)
     for seed in SEEDS:
         CHECKS[name](SKILLS[name].draft(seed))
+
+
+def test_the_newest_checks_refuse_a_false_statement() -> None:
+    """The checks can fail: a conclusion off by one is refused for the shapes added in session 34
+    (bounded cases, mathd_algebra_140's three unknowns, inverse pairs under other names)."""
+    shapes = {"bounded_cases": lambda d: True,
+              "identity_points": lambda d: "(b * x)" in d.hypotheses[-1],
+              "guarded_rewrite": lambda d: "(x)" not in d.conclusion and d.hypotheses[1].endswith(" x) = x")}
+    for name, wanted in shapes.items():
+        draft = next(d for d in map(SKILLS[name].draft, SEEDS) if wanted(d))
+        left, right = draft.conclusion.rsplit(" = ", 1)
+        wrong = holds(right, domain=SKILLS[name].domain) + 1
+        text = str(wrong) if wrong >= 0 and wrong.denominator == 1 else f"({wrong})"
+        with pytest.raises(AssertionError):
+            CHECKS[name](dataclasses.replace(draft, conclusion=f"{left} = {text}"))
 
 
 # ---- on real Coq -------------------------------------------------------------------------------------

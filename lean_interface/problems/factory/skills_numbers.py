@@ -14,6 +14,9 @@ miniF2F-rocq train problems need each; skills.py has the real-number skills).
                      given quotient and remainder or two given remainders
   induction_witness  for every n, m | a^n b + d with a ≡ 1 and b + d ≡ 0 (mod m): induction whose
                      step names the new witness from the old (k + t b a^n) and lets lia check it
+  bounded_cases      two nat unknowns pinned by an equation and an order: one bounded by the
+                     equation's constant (lia), then enumerated, each case closed by lia
+                     (amc12a_2015_p10's proof: x + y + x y = 80, 0 < y < x ⊢ x = 26)
 
 Values are computed with Python integers; every number a script makes Coq compute in unary nat is
 kept under 5000 (Coq's own limit for unary nat numerals), so `reflexivity` stays fast.
@@ -189,12 +192,39 @@ def induction_witness(rng: random.Random) -> Draft:
                  f"induction n as [|n [k IH]]; [exists {base}; reflexivity | {step}].")
 
 
+# ---- bounded_cases -------------------------------------------------------------------------------------
+
+def _sum_of(terms: list[tuple[int, str]]) -> str:
+    return " + ".join(t if c == 1 else f"{c} * {t}" for c, t in terms if c)
+
+
+def bounded_cases(rng: random.Random) -> Draft:
+    """x y + a x + b y = n with 0 < y < x, the solution unique: `assert (y <= n) by lia.` — the
+    bound copied from the equation, as a policy can — then `repeat (destruct y as [|y]; try lia).`
+    enumerates y; with y fixed the equation is linear in x. (x + y = s with x y = p, and n < 40,
+    were tried and dropped: nia alone closes those.)"""
+    while True:
+        a, b = rng.randint(0, 3), rng.randint(1, 3)
+        y0 = rng.randint(1, 9)
+        x0 = y0 + rng.randint(1, 20)
+        n = x0 * y0 + a * x0 + b * y0
+        solutions = [(x, y) for y in range(1, n + 1) for x in range(y + 1, n + 1) if x * y + a * x + b * y == n]
+        if 40 <= n <= 160 and solutions == [(x0, y0)]:
+            break
+    equation = f"{_sum_of([(1, 'x'), (1, 'y')])} + x * y" if (a, b) == (1, 1) and rng.random() < 0.5 \
+        else _sum_of([(1, "x * y"), (a, "x"), (b, "y")])
+    conclusion = rng.choice((f"x = {x0}", f"x = {x0}", f"y = {y0}", f"x + y = {x0 + y0}"))
+    return Draft((("x", "nat"), ("y", "nat")), ("0 < y", "y < x", f"{equation} = {n}"), conclusion,
+                 f"assert (y <= {n}) by lia. repeat (destruct y as [|y]; try lia).")
+
+
 FAMILIES = (
     Family("nat_residue", "modular arithmetic: residues by rewriting and cases", "nat", 500, nat_residue),
     Family("z_residue", "modular arithmetic: residues by rewriting and cases", "Z", 700, z_residue),
     Family("witness_compute", "existence by a computed witness", "nat", 800, witness_compute),
     Family("induction_witness", "divisibility by induction with a witness", "nat", 600, induction_witness),
+    Family("bounded_cases", "nat equations: bound an unknown, then enumerate it", "nat", 600, bounded_cases),
 )
 
 
-__all__ = ["FAMILIES", "NAT_LIMIT", "induction_witness", "nat_residue", "witness_compute", "z_residue"]
+__all__ = ["FAMILIES", "NAT_LIMIT", "bounded_cases", "induction_witness", "nat_residue", "witness_compute", "z_residue"]
