@@ -420,6 +420,13 @@ def _check_residue(draft: Draft, domain: str) -> None:
 
 
 def _check_witness_compute(draft: Draft) -> None:
+    if draft.binders:                               # d | b^n for n > 0, witness k b^m at n = m + 1
+        d, b = (int(t) for t in re.fullmatch(r"Nat\.divide (\d+) \((\d+) \^ n\)", draft.conclusion).groups())
+        k = int(re.search(r"exists \((\d+) \* (\d+) \^ m\)", draft.proof)[1])
+        assert draft.hypotheses[0] in ("n <> 0", "0 < n") and b == k * d, draft
+        for m in range(6):
+            assert b ** (m + 1) == k * b ** m * d, (draft, m)
+        return
     witness = Fraction(int(re.match(r"exists (\d+)\.", draft.proof)[1]))
     if draft.conclusion.startswith("Nat.divide"):
         d, expression = re.fullmatch(r"Nat\.divide (\d+) \((.+)\)", draft.conclusion).groups()
@@ -471,19 +478,29 @@ def test_statements_are_true_by_exact_arithmetic(name: str) -> None:
         CHECKS[name](SKILLS[name].draft(seed))
 
 
+def _off_by_one(draft: Draft, domain: str) -> Draft:
+    left, right = draft.conclusion.rsplit(" = ", 1)
+    wrong = holds(right, domain=domain) + 1
+    return dataclasses.replace(draft, conclusion=f"{left} = {wrong if wrong >= 0 and wrong.denominator == 1 else f'({wrong})'}")
+
+
 def test_the_newest_checks_refuse_a_false_statement() -> None:
-    """The checks can fail: a conclusion off by one is refused for the shapes added in session 34
-    (bounded cases, mathd_algebra_140's three unknowns, inverse pairs under other names)."""
+    """The checks can fail: a conclusion off by one (for a divisibility, another base) is refused for
+    the shapes added in session 34 (bounded cases, mathd_algebra_140's three unknowns, inverse pairs
+    under other names, d | b^n for n > 0)."""
     shapes = {"bounded_cases": lambda d: True,
               "identity_points": lambda d: "(b * x)" in d.hypotheses[-1],
-              "guarded_rewrite": lambda d: "(x)" not in d.conclusion and d.hypotheses[1].endswith(" x) = x")}
+              "guarded_rewrite": lambda d: "(x)" not in d.conclusion and d.hypotheses[1].endswith(" x) = x"),
+              "witness_compute": lambda d: bool(d.binders)}
     for name, wanted in shapes.items():
         draft = next(d for d in map(SKILLS[name].draft, SEEDS) if wanted(d))
-        left, right = draft.conclusion.rsplit(" = ", 1)
-        wrong = holds(right, domain=SKILLS[name].domain) + 1
-        text = str(wrong) if wrong >= 0 and wrong.denominator == 1 else f"({wrong})"
+        if name == "witness_compute":
+            base = re.search(r"\((\d+) \^ n\)", draft.conclusion)[1]
+            wrong = dataclasses.replace(draft, conclusion=draft.conclusion.replace(f"({base} ^", f"({int(base) + 1} ^"))
+        else:
+            wrong = _off_by_one(draft, SKILLS[name].domain)
         with pytest.raises(AssertionError):
-            CHECKS[name](dataclasses.replace(draft, conclusion=f"{left} = {text}"))
+            CHECKS[name](wrong)
 
 
 # ---- on real Coq -------------------------------------------------------------------------------------

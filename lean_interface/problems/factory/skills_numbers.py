@@ -11,7 +11,8 @@ miniF2F-rocq train problems need each; skills.py has the real-number skills).
                      too large to compute, the base reduced first (Zpow_facts.Zpower_mod)
   witness_compute    existentials and divisibility with a numeral witness that `reflexivity`
                      checks: d | b^e ± c, a root of n^2 + b n = c, an exponent, a number with a
-                     given quotient and remainder or two given remainders
+                     given quotient and remainder or two given remainders; and d | b^n for every
+                     n > 0 (a case on n, then the witness k b^m: numbertheory_2dvd4expn's proof)
   induction_witness  for every n, m | a^n b + d with a ≡ 1 and b + d ≡ 0 (mod m): induction whose
                      step names the new witness from the old (k + t b a^n) and lets lia check it
   bounded_cases      two nat unknowns pinned by an equation and an order: one bounded by the
@@ -139,8 +140,18 @@ def _power_below(rng: random.Random, limit: int = NAT_LIMIT // 2) -> tuple[int, 
 
 
 def witness_compute(rng: random.Random) -> Draft:
-    """An existential or a divisibility whose witness is a numeral `reflexivity` checks."""
-    kind = rng.randrange(5)
+    """An existential or a divisibility whose witness is a numeral `reflexivity` checks, or d | b^n
+    for n > 0, whose witness is a term after a case on n."""
+    kind = rng.randrange(6)
+    if kind == 5:                                   # d | b^n for every n > 0: case on n, then the witness
+        d, k = rng.randint(2, 9), rng.randint(1, 3)
+        b = d * k
+        if rng.random() < 0.5:
+            guard, empty = "n <> 0", "contradiction."
+        else:
+            guard, empty = "0 < n", "lia."
+        return Draft((("n", "nat"),), (guard,), f"Nat.divide {d} ({b} ^ n)",
+                     f"destruct n as [|m]. {empty} exists ({k} * {b} ^ m). simpl. lia.")
     if kind == 0:                                   # d | b^e + c  or  d | b^e - c
         b, e = _power_below(rng)
         d = rng.randint(3, 30)
