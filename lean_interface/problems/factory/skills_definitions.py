@@ -33,6 +33,7 @@ _FIELD_STEP = "simpl; field; apply ln_neq_0; lra."
 
 
 def _power_or_numeral(base: int, exponent: int, numeral: bool) -> str:
+    """`base^exponent` as Coq text: the numeral (`729`) or the power (`(9^3)`)."""
     return str(base ** exponent) if numeral else f"({base}^{exponent})"
 
 
@@ -44,8 +45,6 @@ def _logb(rng: random.Random) -> Draft:
             break
     numeral = rng.random() < 0.6
     base, argument = _power_or_numeral(b, m, numeral or m == 1), _power_or_numeral(b, n, numeral)
-    if m == 1:
-        base = str(b)
     steps = ["unfold logb."]
     if numeral:
         steps += [f"replace {b ** n} with ({b} ^ {n}) by lra."]
@@ -57,6 +56,7 @@ def _logb(rng: random.Random) -> Draft:
 
 
 def _polynomial(rng: random.Random) -> tuple[list[tuple[int, str]], list[int]]:
+    """A polynomial in x of degree 1–3 as join_terms pairs, and its coefficients highest first."""
     degree = rng.choice((1, 2, 2, 3))
     coefficients = [nonzero(rng, -5, 5)] + [rng.randint(-9, 9) for _ in range(degree)]
     terms = [(c, "x" if d == 1 else f"x^{d}" if d else "") for c, d in zip(coefficients, range(degree, -1, -1))]
@@ -64,6 +64,7 @@ def _polynomial(rng: random.Random) -> tuple[list[tuple[int, str]], list[int]]:
 
 
 def _evaluate(coefficients: list[int], x: Fraction) -> Fraction:
+    """The polynomial with these coefficients (highest first) at x, by Horner's rule."""
     value = Fraction(0)
     for c in coefficients:
         value = value * x + c
