@@ -41,7 +41,8 @@ import random
 from fractions import Fraction
 
 from lean_interface.problems.factory.family import Draft, Family, nonzero
-from lean_interface.problems.factory.render import conjunction, join_terms, linear, literal, polynomial, standalone
+from lean_interface.problems.factory.render import (conjunction, join_terms, linear, literal, polynomial,
+                                                   polynomial_value, standalone)
 
 
 def _parenthesised(value: Fraction | int) -> str:
@@ -119,10 +120,6 @@ def fe_instantiate(rng: random.Random) -> Draft:
 
 # ---- fe_two_points ---------------------------------------------------------------------------------
 
-def _evaluate(coefficients: dict[int, Fraction], x: Fraction) -> Fraction:
-    return sum((c * x ** power for power, c in coefficients.items()), Fraction(0))
-
-
 def _reflection(rng: random.Random) -> Draft:
     """a f x + b f (-x) = p(x) (|a| ≠ |b|, p of degree ≤ 2): f t from the equation at t and at -t."""
     a, b = nonzero(rng, -5, 5), nonzero(rng, -5, 5)
@@ -131,7 +128,7 @@ def _reflection(rng: random.Random) -> Draft:
     right = {2: Fraction(rng.choice((0, 0, rng.randint(-4, 4)))), 1: Fraction(nonzero(rng, -9, 9)),
              0: Fraction(rng.randint(-12, 12))}
     t = Fraction(nonzero(rng, -9, 9), rng.choice((1, 1, 1, 2)))
-    at_t, at_minus_t = _evaluate(right, t), _evaluate(right, -t)
+    at_t, at_minus_t = polynomial_value(right, t), polynomial_value(right, -t)
     value = (a * at_t - b * at_minus_t) / (a * a - b * b)
     left = join_terms([(a, "f x"), (b, "f (- x)")])
     equation = f"forall x, {left} = {polynomial({(p,): c for p, c in right.items() if c}, ('x',))}"

@@ -78,6 +78,11 @@ def join_terms(terms: Sequence[tuple[Number, str]], domain: str = "R") -> str:
     return " ".join(parts) if parts else "0"
 
 
+def polynomial_value(coefficients: Mapping[int, Number], x: Fraction) -> Fraction:
+    """The polynomial {power: coefficient} at x, exactly (the value a generator states)."""
+    return sum((c * x ** power for power, c in coefficients.items()), Fraction(0))
+
+
 def linear(coefficients: Sequence[Number], names: Sequence[str], constant: Number = 0, domain: str = "R") -> str:
     """`a*x + b*y + … + c` for coefficients over `names`."""
     if len(coefficients) != len(names):

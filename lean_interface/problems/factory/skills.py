@@ -40,7 +40,7 @@ import random
 from fractions import Fraction
 
 from lean_interface.problems.factory.family import Draft, Family, nonzero
-from lean_interface.problems.factory.render import join_terms, linear, literal, polynomial, standalone
+from lean_interface.problems.factory.render import join_terms, linear, literal, polynomial, polynomial_value, standalone
 from lean_interface.problems.factory.skills_numbers import FAMILIES as NUMBER_FAMILIES
 
 #: square-free m for surds s·√m
@@ -221,10 +221,6 @@ def _quadratic(rng: random.Random) -> dict[int, int]:
     return {2: rng.choice((0, 0, nonzero(rng, -3, 3))), 1: nonzero(rng, -6, 6), 0: rng.randint(-12, 12)}
 
 
-def _at(coefficients: dict[int, int], x: Fraction) -> Fraction:
-    return sum((c * x ** p for p, c in coefficients.items()), Fraction(0))
-
-
 def _text(coefficients: dict[int, int]) -> str:
     return polynomial({(p,): c for p, c in coefficients.items() if c}, ("x",))
 
@@ -235,7 +231,7 @@ def _piecewise(rng: random.Random) -> Draft:
     left, right = _quadratic(rng), _quadratic(rng)
     below, above = Fraction(rng.randint(c - 9, c - 1)), Fraction(rng.randint(c, c + 9))
     m = nonzero(rng, -3, 3)
-    value = _at(left, below) + m * _at(right, above)
+    value = polynomial_value(left, below) + m * polynomial_value(right, above)
     guard = rng.choice((f"{standalone(c)} <= x", f"x >= {standalone(c)}"))
     hypotheses = (f"forall x, x < {standalone(c)} -> f x = {_text(left)}", f"forall x, {guard} -> f x = {_text(right)}")
     return Draft((("f", "R -> R"),), hypotheses,
@@ -376,19 +372,21 @@ def identity_points(rng: random.Random) -> Draft:
                      f"a = {standalone(a)} /\\ b = {standalone(b)}",
                      f"pose proof (h{k} 0) as h{n}. pose proof (h{k} 1) as h{n + 1}. lra.")
     if kind == 3:                                   # mathd_algebra_140's shape: (a x + q)(m (b x) + c), a b c > 0
-        a, b, c, q, m = rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 9), nonzero(rng, -9, 9), rng.choice((1, 1, 2, 3))
+        a, b, c = rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 9)
+        q, m = nonzero(rng, -9, 9), rng.choice((1, 1, 2, 3))
         left = join_terms([(m * a * b, "x^2"), (a * c + q * m * b, "x"), (q * c, "")])
         scaled = f"{m} * (b * x)" if m != 1 else "b * x"
         right = f"({linear([1], ['a * x'], q)}) * ({scaled} + c)"
         k = rng.choice((-3, -2, -1, 1, 2, 3))
         points = ("0", "1", "(-1)")
-        return Draft((("a", "R"), ("b", "R"), ("c", "R")), ("0 < a", "0 < b", "0 < c", f"forall x : R, {left} = {right}"),
+        return Draft((("a", "R"), ("b", "R"), ("c", "R")),
+                     ("0 < a", "0 < b", "0 < c", f"forall x : R, {left} = {right}"),
                      f"{join_terms([(1, 'a * b'), (k, 'c')])} = {standalone(a * b + k * c)}",
                      " ".join(f"pose proof (h3 {t}) as h{4 + i}." for i, t in enumerate(points)) + " nra.")
     if kind == 1:                                   # f (x + c) = P(x), f x = a x^2 + b x + d: a t^2 + b t + d
         c, t = nonzero(rng, -5, 5), rng.choice((1, 1, 2, -1))
         shifted = _quadratic(rng)
-        value = _at(shifted, Fraction(t - c))
+        value = polynomial_value(shifted, Fraction(t - c))
         hypotheses = (f"forall x, f ({linear([1], ['x'], c)}) = {_text(shifted)}",
                       "forall x, f x = a * x^2 + b * x + d")
         conclusion = f"{join_terms([(t * t, 'a'), (t, 'b'), (1, 'd')])} = {standalone(value)}"

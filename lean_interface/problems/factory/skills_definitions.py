@@ -23,7 +23,7 @@ import random
 from fractions import Fraction
 
 from lean_interface.problems.factory.family import Draft, Family, nonzero
-from lean_interface.problems.factory.render import join_terms, literal, standalone
+from lean_interface.problems.factory.render import join_terms, literal, polynomial_value, standalone
 
 #: the train split's two spellings of the base-b logarithm (aime_1988_p3, mathd_algebra_22)
 _LOGB = ("Definition logb (a x : R) : R := ln x / ln a.", "Definition logb (a b : R) := ln b / ln a.")
@@ -55,20 +55,12 @@ def _logb(rng: random.Random) -> Draft:
                  (rng.choice(_LOGB),))
 
 
-def _polynomial(rng: random.Random) -> tuple[list[tuple[int, str]], list[int]]:
-    """A polynomial in x of degree 1–3 as join_terms pairs, and its coefficients highest first."""
+def _polynomial(rng: random.Random) -> tuple[list[tuple[int, str]], dict[int, int]]:
+    """A polynomial in x of degree 1–3 as join_terms pairs (highest power first) and as {power: coefficient}."""
     degree = rng.choice((1, 2, 2, 3))
-    coefficients = [nonzero(rng, -5, 5)] + [rng.randint(-9, 9) for _ in range(degree)]
-    terms = [(c, "x" if d == 1 else f"x^{d}" if d else "") for c, d in zip(coefficients, range(degree, -1, -1))]
+    coefficients = dict(zip(range(degree, -1, -1), [nonzero(rng, -5, 5)] + [rng.randint(-9, 9) for _ in range(degree)]))
+    terms = [(c, "x" if d == 1 else f"x^{d}" if d else "") for d, c in coefficients.items()]
     return terms, coefficients
-
-
-def _evaluate(coefficients: list[int], x: Fraction) -> Fraction:
-    """The polynomial with these coefficients (highest first) at x, by Horner's rule."""
-    value = Fraction(0)
-    for c in coefficients:
-        value = value * x + c
-    return value
 
 
 def _evaluated(rng: random.Random) -> Draft:
@@ -81,9 +73,9 @@ def _evaluated(rng: random.Random) -> Draft:
         a, c = nonzero(rng, -4, 4), rng.randint(-6, 6)
         definitions.append(f"Definition {g} (x : R) : R := {join_terms([(a, 'x'), (c, '')])}.")
         inner = a * v + c
-        return Draft((), (), f"{f} ({g} {literal(v)}) = {standalone(_evaluate(coefficients, inner))}",
+        return Draft((), (), f"{f} ({g} {literal(v)}) = {standalone(polynomial_value(coefficients, inner))}",
                      f"unfold {f}, {g}. lra.", tuple(definitions))
-    return Draft((), (), f"{f} {literal(v)} = {standalone(_evaluate(coefficients, v))}", f"unfold {f}. lra.",
+    return Draft((), (), f"{f} {literal(v)} = {standalone(polynomial_value(coefficients, v))}", f"unfold {f}. lra.",
                  tuple(definitions))
 
 

@@ -29,6 +29,7 @@ import math
 import random
 
 from lean_interface.problems.factory.family import Draft, Family, nonzero
+from lean_interface.problems.factory.render import join_terms
 
 #: the largest number a nat script computes by `reflexivity`
 NAT_LIMIT = 5000
@@ -205,10 +206,6 @@ def induction_witness(rng: random.Random) -> Draft:
 
 # ---- bounded_cases -------------------------------------------------------------------------------------
 
-def _sum_of(terms: list[tuple[int, str]]) -> str:
-    return " + ".join(t if c == 1 else f"{c} * {t}" for c, t in terms if c)
-
-
 def bounded_cases(rng: random.Random) -> Draft:
     """x y + a x + b y = n with 0 < y < x, the solution unique: `assert (y <= n) by lia.` — the
     bound copied from the equation, as a policy can — then `repeat (destruct y as [|y]; try lia).`
@@ -219,11 +216,11 @@ def bounded_cases(rng: random.Random) -> Draft:
         y0 = rng.randint(1, 9)
         x0 = y0 + rng.randint(1, 20)
         n = x0 * y0 + a * x0 + b * y0
-        solutions = [(x, y) for y in range(1, n + 1) for x in range(y + 1, n + 1) if x * y + a * x + b * y == n]
-        if 40 <= n <= 160 and solutions == [(x0, y0)]:
+        if 40 <= n <= 160 and [(x0, y0)] == [(x, y) for y in range(1, n + 1) for x in range(y + 1, n + 1)
+                                              if x * y + a * x + b * y == n]:
             break
-    equation = f"{_sum_of([(1, 'x'), (1, 'y')])} + x * y" if (a, b) == (1, 1) and rng.random() < 0.5 \
-        else _sum_of([(1, "x * y"), (a, "x"), (b, "y")])
+    equation = "x + y + x * y" if (a, b) == (1, 1) and rng.random() < 0.5 \
+        else join_terms([(1, "x * y"), (a, "x"), (b, "y")], "nat")
     conclusion = rng.choice((f"x = {x0}", f"x = {x0}", f"y = {y0}", f"x + y = {x0 + y0}"))
     return Draft((("x", "nat"), ("y", "nat")), ("0 < y", "y < x", f"{equation} = {n}"), conclusion,
                  f"assert (y <= {n}) by lia. repeat (destruct y as [|y]; try lia).")
