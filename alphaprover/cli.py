@@ -17,6 +17,7 @@ from typing import Sequence
 from alphaprover.analyze import add_arguments as add_analyze_arguments
 from alphaprover.config import UsageError, load_config, load_run_config, save_config, to_plain
 from alphaprover.eval_proofs import add_arguments as add_eval_proofs_arguments
+from alphaprover.probe import add_arguments as add_probe_arguments
 from lean_interface.api import EnvError
 
 #: bundled problems outside the dev subset; mathd_algebra_119's and mathd_algebra_37's headers load
@@ -114,6 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
                                              "repeated and re-budgeted reads, script log-probs, value AUC")
     add_analyze_arguments(analyze, _Parser)
 
+    probe = sub.add_parser("probe", help="score known proof scripts of train problems step by step under "
+                                         "checkpoints: log-prob, beam rank, value")
+    add_probe_arguments(probe)
+
     demo = sub.add_parser("demo", help="solve a few bundled miniF2F problems with the shipped model")
     demo.add_argument("--tree-html", default="runs/demo/tree.html")
     demo.add_argument("overrides", nargs="*")
@@ -185,6 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from alphaprover.analyze import run_analysis
 
             return run_analysis(args)
+        if args.command == "probe":
+            from alphaprover.probe import run as run_probe
+
+            return run_probe(args)
         if args.command == "ttrl":
             from alphaprover.ttrl_cmd import run_ttrl
 

@@ -48,6 +48,7 @@ class ReplayStats:
     records: int = 0
     sentence_errors: int = 0
     file_failed: str = ""
+    drop_reasons: list[str] = field(default_factory=list)  # per dropped lemma, one line: which step failed and Coq's error
 
 
 class _LemmaDropped(Exception):
@@ -218,6 +219,8 @@ class ProofReplayer:
                     if self.process.proof != "Coq":
                         self._run("Abort.")
                     stats.lemmas_dropped += 1
+                    stats.drop_reasons.append(dropped or (f"{head} failed: {reply.error[:80]}" if reply.error
+                                                          else f"{head}" if model is not None else "no tactic"))
                     return None, index
                 stats.lemmas_ok += 1
                 return self._records(model, source, lemma), index
@@ -225,6 +228,7 @@ class ProofReplayer:
                 continue  # skip to the end of this proof
             if self.process.proof == "Coq":
                 stats.lemmas_dropped += 1  # the proof ended without an ender (e.g. `Proof term.`)
+                stats.drop_reasons.append("proof ended without Qed")
                 return None, index - 1
             try:
                 if model is None:
@@ -233,6 +237,7 @@ class ProofReplayer:
             except _LemmaDropped as error:
                 dropped = str(error) or "dropped"
         stats.lemmas_dropped += 1
+        stats.drop_reasons.append(dropped or "file ended inside the proof")
         return None, index
 
     def _first_goal(self) -> str:
@@ -289,7 +294,7 @@ class ProofReplayer:
             model.nodes[focused[0]].goal = view.first.text
         reply = self._run(sentence)
         if reply.error:
-            raise _LemmaDropped(f"tactic failed on replay: {reply.error[:80]}")
+            raise _LemmaDropped(f"`{sentence[:80]}` failed on replay: {' '.join(reply.error.split())[:120]}")
         view = self._show()
         model.apply(goal_index, tactic, view.count, view.first.text if view.first else None)
         self._check(model, view)

@@ -56,3 +56,12 @@ def test_stdlib_file_replays() -> None:
         replayer.close()
     assert stats.lemmas_ok > 100 and len(records) > 400
     assert all(r.steps >= 1 and r.goal and r.tactic.endswith(".") for r in records)
+
+
+def test_each_dropped_lemma_says_why_in_one_line() -> None:
+    failing = "Lemma wrong_step (n : nat) : n + 0 = n.\nProof. intros. reflexivity. Qed.\n"
+    with ProofReplayer() as replayer:
+        _, stats = replayer.replay_file(SOURCE + failing, "inline.v")
+    assert stats.lemmas_dropped == 3 and len(stats.drop_reasons) == 3
+    assert stats.drop_reasons[0] == "Admitted" and stats.drop_reasons[1] == "multi-goal selector"
+    assert stats.drop_reasons[2].startswith("`reflexivity.` failed on replay: ") and "\n" not in stats.drop_reasons[2]
