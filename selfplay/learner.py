@@ -10,6 +10,11 @@ of the last step's: actors and the held-out curve then see the average of the la
 steps, not wherever a constant learning rate's last step left the weights. The learner itself keeps
 training the raw weights; the average is part of the resumable state.
 
+`precision="bf16"` runs each step's forward and backward passes under bfloat16 autocast on the
+learner's device, CPU included (weights, optimizer and the published average stay float32): on a
+CPU with AVX512-BF16 a step of the shipped 19.4 M network takes about two thirds of the float32
+time (`benchmarks/learner_precision.py`, BENCHMARKS.md §Speed).
+
 `lr_half_life` > 0 decays the learning rate (halved every that many steps, floored at `lr_min`),
 so the later rounds of expert iteration move the weights less; run 6 used it (BENCHMARKS.md: its
 curve still flattens after round 2, within the measurement's noise).
@@ -43,6 +48,7 @@ from search.config import config_from_dict
 from selfplay.episode import TrainingRecord
 
 ENGINES = ("torch", "deepspeed")
+PRECISIONS = ("fp32", "bf16")
 PLACEMENTS = ("auto", "driver", "cluster")
 
 
@@ -69,10 +75,13 @@ class LearnerConfig:
     ema_decay: float = 0.0          # > 0: publish the moving average of the weights (0 = the raw weights)
     lr_half_life: int = 0           # > 0: the learning rate halves every this many learner steps (0 = constant)
     lr_min: float = 0.0             # the floor a decaying learning rate stops at
+    precision: str = "fp32"         # fp32 | bf16 (bfloat16 autocast for forward and backward, any device)
 
     def __post_init__(self) -> None:
         if self.placement not in PLACEMENTS:
             raise ValueError(f"learner placement must be one of {', '.join(PLACEMENTS)}, not {self.placement!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"learner precision must be one of {', '.join(PRECISIONS)}, not {self.precision!r}")
         if self.engine not in ENGINES:
             raise ValueError(f"learner engine must be one of {', '.join(ENGINES)}, not {self.engine!r}")
         if not 0.0 <= self.replay_fraction <= 1.0:
@@ -158,8 +167,9 @@ class Learner:
         batch = {k: v.to(device) for k, v in batch.items()}
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate()
-        out = self.model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
-                         self.config.value_weight)
+        with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bf16"):
+            out = self.model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
+                             self.config.value_weight)
         if self._engine is not None:
             self._engine.backward(out["loss"])
             self._engine.step()

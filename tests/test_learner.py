@@ -200,3 +200,23 @@ def test_a_decaying_learning_rate_halves_per_half_life_and_resumes(tmp_path: Pat
     assert constant.learning_rate() == 1e-2
     with pytest.raises(ValueError, match="lr_half_life"):
         LearnerConfig(lr=1e-3, lr_min=1e-2)
+
+
+def test_a_bf16_learner_step_runs_under_autocast_and_keeps_float32_weights(tmp_path: Path, tiny_checkpoint: Path
+                                                                            ) -> None:
+    """`precision=bf16`: the step's loss is the float32 loss to bfloat16 rounding, the weights move
+    and stay float32 (so do the published ones); an unknown precision is refused."""
+    plain = Learner(tmp_path / "fp32", tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization=""))
+    bf16 = Learner(tmp_path / "bf16", tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization="",
+                                                                     precision="bf16"))
+    before = [p.detach().clone() for p in bf16.model.parameters()]
+    expected, got = plain.train_batch(RECORDS)["loss"], bf16.train_batch(RECORDS)["loss"]
+    assert got != expected and got == pytest.approx(expected, rel=0.02)  # rounded, not another computation
+    assert any(not torch.equal(a, b) for a, b in zip(before, bf16.model.parameters()))
+    assert all(p.dtype == torch.float32 for p in bf16.model.parameters())
+    _, path = bf16.publish()
+    from networks.checkpoint import load_checkpoint
+
+    assert all(p.dtype == torch.float32 for p in load_checkpoint(path)[0].parameters())
+    with pytest.raises(ValueError, match="learner precision must be one of fp32, bf16"):
+        LearnerConfig(precision="fp16")
