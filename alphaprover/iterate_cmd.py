@@ -91,8 +91,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     files = factory_files(specs)
     if not files:
         raise UsageError("loop=expert_iteration needs a factory:<jsonl> source (its held-out items are the curve)")
-    ensure_factory(files)
-    ensure_inputs(str(plain.get("supervised_file") or ""), str(plain.get("library_file") or ""))
+    ensure_inputs(str(plain.get("supervised_file") or ""), str(plain.get("library_file") or ""), files)
     train = load_sources(specs)
     try:
         check_source_weights(settings, train)  # before the run directory is made

@@ -36,7 +36,55 @@ def test_a_fresh_clone_builds_each_default_input_once_in_order(tmp_path: Path, m
     monkeypatch.chdir(tmp_path)
     built = _record_builds(monkeypatch)
     T.ensure_inputs("data/factory/scripts.jsonl", "data/extracted/train.jsonl")
-    assert built == ["factory", "scripts", "extract:data/extracted"]
+    assert sorted(built) == ["extract:data/extracted", "factory", "scripts"]
+    assert built.index("factory") < built.index("scripts")
+
+
+def test_the_library_extraction_runs_beside_the_factory_and_its_error_surfaces(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extraction starts before the factory's scripts are replayed and ends after them (it
+    waits for them here): the two overlap. An error in the extraction is raised by ensure_inputs."""
+    import threading
+
+    import alphaprover.extract
+    import alphaprover.factory_cmd
+
+    monkeypatch.chdir(tmp_path)
+    events: list[str] = []
+    scripts_done = threading.Event()
+
+    def replay(cfg) -> None:
+        events.append("scripts" if cfg.get("scripts") else "factory")
+        if cfg.get("scripts"):
+            scripts_done.set()
+
+    def extract(roots, out_dir, **_) -> None:
+        events.append("extract started")
+        assert scripts_done.wait(10), "the scripts were not replayed while the extraction ran"
+        events.append("extract ended")
+
+    monkeypatch.setattr(alphaprover.factory_cmd, "run_factory", replay)
+    monkeypatch.setattr(alphaprover.extract, "extract", extract)
+    T.ensure_inputs("data/factory/scripts.jsonl", "data/extracted/train.jsonl")
+    assert events.index("extract started") < events.index("scripts") < events.index("extract ended")
+
+    def broken(roots, out_dir, **_) -> None:
+        raise ValueError("no Coq sources")
+
+    monkeypatch.setattr(alphaprover.extract, "extract", broken)
+    with pytest.raises(ValueError, match="no Coq sources"):
+        T.ensure_inputs("data/factory/scripts.jsonl", "data/extracted/train.jsonl")
+
+
+def test_a_missing_factory_file_of_the_users_own_is_refused_before_anything_is_built(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    built = _record_builds(monkeypatch)
+    with pytest.raises(UsageError, match="factory file mine.jsonl not found"):
+        T.ensure_inputs("data/factory/scripts.jsonl", "data/extracted/train.jsonl", [Path("mine.jsonl")])
+    assert built == []
+    T.ensure_inputs("", "", [T.DEFAULT_FACTORY])
+    assert built == ["factory"]
 
 
 def test_present_or_user_named_inputs_are_not_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
