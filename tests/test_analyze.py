@@ -395,6 +395,26 @@ def test_proofs_beyond_reads_several_baseline_files_as_one(tmp_path: Path, capsy
     assert "is not in" in capsys.readouterr().err
 
 
+def test_proofs_beyond_unseen_names_are_what_the_baseline_still_has_to_run(tmp_path: Path, capsys) -> None:
+    from selfplay.episode import Episode, Outcome
+    from selfplay.replay_buffer import ReplayBuffer
+
+    run = tmp_path / "run"
+    train = "minif2f-rocq-train"
+    with ReplayBuffer(run / "buffer", capacity=16) as buffer:
+        for problem in ("a", "b", "c"):
+            buffer.add(Episode(f"{train}/{problem}", train, False, Outcome.PROVED, "nra.", weights_version=1))
+    record = {"seconds": 60.0, "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}
+    first, later = tmp_path / "r1.jsonl", tmp_path / "r2.jsonl"
+    args = ["analyze", str(run), "proofs-beyond", str(first), str(later), "--method", "mcts-fixed", "--unseen-names"]
+    assert main(args) == 0 and capsys.readouterr().out == "a,b,c\n"   # no baseline file yet: every name
+    write_rows(first, [{"problem": "b", "method": "mcts-fixed", "status": "failed", **record}])
+    assert main(args) == 0 and capsys.readouterr().out == "a,c\n"     # r2 still missing: counts as empty
+    write_rows(later, [{"problem": "a", "method": "mcts-fixed", "status": "proved", **record},
+                       {"problem": "c", "method": "mcts-fixed", "status": "failed", **record}])
+    assert main(args) == 0 and capsys.readouterr().out == "\n"
+
+
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     """`alphaprover analyze … | head -1`: the closed pipe is the reader's choice, not an error to
     print a traceback for; the command exits with the shell's SIGPIPE status and nothing on stderr."""

@@ -13,7 +13,8 @@ read without opening the buffer) and an eval results file (`alphaprover eval --o
 picks the baseline's records when the file holds several methods (one method needs no flag). A
 problem the baseline did not attempt is counted apart, never as beyond it. `--names` prints only the
 gained names, comma-separated, for `alphaprover eval --problems` (the done-when's fresh search on
-them beside the baseline). Reads, never writes.
+them beside the baseline), `--unseen-names` the loop-proved names no baseline file attempted yet
+(what the baseline still has to run; a missing file counts as empty). Reads, never writes.
 
 Several baseline files (a running loop's new names get their baseline run by run, e.g. one per
 round) are read as one baseline: a problem counts as proved by it when any file's run proved it,
@@ -131,13 +132,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", default="minif2f-rocq-train", help="the loop's problem source to read")
     parser.add_argument("--names", action="store_true",
                         help="print only the gained problem names, comma-separated (for `eval --problems`)")
+    parser.add_argument("--unseen-names", action="store_true",
+                        help="print only the loop-proved names no baseline file attempted, comma-separated: what "
+                             "the baseline still has to run (`eval --problems … --out` the same file; missing "
+                             "files count as empty)")
 
 
 def run(run_dir: Path, args: argparse.Namespace) -> int:
     if not (run_dir / "buffer").is_dir():
         raise UsageError(f"{run_dir} has no replay buffer (buffer/)")
-    method, baseline = merged_baseline(args.eval_files, args.method)
     proofs = loop_proofs(run_dir, args.source)
+    if args.unseen_names:
+        present = [path for path in args.eval_files if path.is_file()]
+        baseline = merged_baseline(present, args.method)[1] if present else {}
+        print(",".join(beyond(proofs, baseline)[1]))
+        return 0
+    method, baseline = merged_baseline(args.eval_files, args.method)
     if args.names:
         print(",".join(proof.name for proof in beyond(proofs, baseline)[0]))
     else:
