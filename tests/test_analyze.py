@@ -364,9 +364,11 @@ def test_proofs_beyond_lists_loop_proofs_of_problems_the_baseline_failed(tmp_pat
     assert main(["analyze", str(run), "proofs-beyond", str(tmp_path / "none.jsonl")]) == 2
 
 
-def test_proofs_beyond_reads_several_baseline_files_as_one(tmp_path: Path, capsys) -> None:
-    """A running loop's baseline comes in pieces (one eval run per batch of new names): a problem is
-    beyond the baseline only when no file's run proved it, and every file must hold the method."""
+BASELINE_RECORD = {"seconds": 60.0, "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}
+
+
+def loop_of_three(tmp_path: Path) -> Path:
+    """A run directory whose buffer holds one proof of each of the train problems a, b and c."""
     from selfplay.episode import Episode, Outcome
     from selfplay.replay_buffer import ReplayBuffer
 
@@ -375,7 +377,13 @@ def test_proofs_beyond_reads_several_baseline_files_as_one(tmp_path: Path, capsy
     with ReplayBuffer(run / "buffer", capacity=16) as buffer:
         for problem in ("a", "b", "c"):
             buffer.add(Episode(f"{train}/{problem}", train, False, Outcome.PROVED, "nra.", weights_version=1))
-    record = {"seconds": 60.0, "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}
+    return run
+
+
+def test_proofs_beyond_reads_several_baseline_files_as_one(tmp_path: Path, capsys) -> None:
+    """A running loop's baseline comes in pieces (one eval run per batch of new names): a problem is
+    beyond the baseline only when no file's run proved it, and every file must hold the method."""
+    run, record = loop_of_three(tmp_path), BASELINE_RECORD
     first, second, other = tmp_path / "r1.jsonl", tmp_path / "r2.jsonl", tmp_path / "bfs.jsonl"
     write_rows(first, [{"problem": "a", "method": "mcts-fixed", "status": "failed", **record},
                        {"problem": "b", "method": "mcts-fixed", "status": "failed", **record}])
@@ -396,15 +404,7 @@ def test_proofs_beyond_reads_several_baseline_files_as_one(tmp_path: Path, capsy
 
 
 def test_proofs_beyond_unseen_names_are_what_the_baseline_still_has_to_run(tmp_path: Path, capsys) -> None:
-    from selfplay.episode import Episode, Outcome
-    from selfplay.replay_buffer import ReplayBuffer
-
-    run = tmp_path / "run"
-    train = "minif2f-rocq-train"
-    with ReplayBuffer(run / "buffer", capacity=16) as buffer:
-        for problem in ("a", "b", "c"):
-            buffer.add(Episode(f"{train}/{problem}", train, False, Outcome.PROVED, "nra.", weights_version=1))
-    record = {"seconds": 60.0, "prover_calls": 10, "budget_seconds": 60.0, "budget_simulations": 100000}
+    run, record = loop_of_three(tmp_path), BASELINE_RECORD
     first, later = tmp_path / "r1.jsonl", tmp_path / "r2.jsonl"
     args = ["analyze", str(run), "proofs-beyond", str(first), str(later), "--method", "mcts-fixed", "--unseen-names"]
     assert main(args) == 0 and capsys.readouterr().out == "a,b,c\n"   # no baseline file yet: every name
