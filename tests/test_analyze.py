@@ -415,6 +415,34 @@ def test_proofs_beyond_unseen_names_are_what_the_baseline_still_has_to_run(tmp_p
     assert main(args) == 0 and capsys.readouterr().out == "\n"
 
 
+def test_export_train_proofs_merges_this_runs_proofs_into_the_ledger(tmp_path: Path, capsys) -> None:
+    from lean_interface.problems.benchmarks import dev_problem_names
+    from selfplay.episode import Episode, Outcome
+    from selfplay.replay_buffer import ReplayBuffer
+
+    run = loop_of_three(tmp_path)
+    ledger = tmp_path / "ledger" / "train.jsonl"
+    ledger.parent.mkdir()
+    write_rows(ledger, [{"problem": "a", "script": "lra.", "run": "expert-17", "first_version": 4, "proofs": 2},
+                        {"problem": "z", "script": "lia.", "run": "run", "first_version": 0, "proofs": 1}])
+    assert main(["analyze", str(run), "export-train-proofs", str(ledger)]) == 0
+    assert "3 problems of run, 3 problems over 2 runs" in capsys.readouterr().out  # run's old z row replaced
+    rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert [(r["problem"], r["run"]) for r in rows] == [("a", "expert-17"), ("a", "run"), ("b", "run"), ("c", "run")]
+    assert rows[1] == {"problem": "a", "script": "nra.", "run": "run", "first_version": 1, "proofs": 1}
+    # the ledger's lines are probe references: problem and script
+    assert all({"problem", "script"} <= row.keys() for row in rows)
+    ledger.write_text("{not json\n")
+    assert main(["analyze", str(run), "export-train-proofs", str(ledger)]) == 2
+    assert "not a ledger row" in error_line(capsys)
+    with ReplayBuffer(run / "buffer", capacity=16) as buffer:
+        dev = sorted(dev_problem_names())[0]
+        buffer.add(Episode(f"minif2f-rocq-train/{dev}", "minif2f-rocq-train", False, Outcome.PROVED, "lra."))
+    fresh = tmp_path / "fresh.jsonl"
+    assert main(["analyze", str(run), "export-train-proofs", str(fresh)]) == 2
+    assert "dev subset" in error_line(capsys) and not fresh.exists()
+
+
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     """`alphaprover analyze … | head -1`: the closed pipe is the reader's choice, not an error to
     print a traceback for; the command exits with the shell's SIGPIPE status and nothing on stderr."""

@@ -14,6 +14,7 @@ module with `add_arguments(parser)` and `run(run_dir, args) -> exit code`:
 | `export-heldout-slice` | `heldout_slice` | the slice as `.v` files for `alphaprover eval` |
 | `export-proof-records` | `proof_records` | the proofs the actors found, as a supervised JSONL dataset |
 | `proofs-beyond` | `proofs_beyond` | the problems the loop proved that a baseline eval run did not, with scripts |
+| `export-train-proofs` | `train_proofs` | the competition problems the loop proved, merged into a ledger that outlives the run |
 
 Bad input (no such run, a missing round or version) raises `UsageError`: one line, exit 2. The
 analyses read the run and never change a file it wrote; those that search (`curve-repeats`,
@@ -38,6 +39,7 @@ ANALYSES: dict[str, tuple[str, str]] = {
     "export-heldout-slice": ("heldout_slice", "write the held-out slice as .v files for `alphaprover eval`"),
     "export-proof-records": ("proof_records", "write the proofs the actors found as a supervised JSONL dataset"),
     "proofs-beyond": ("proofs_beyond", "the benchmark problems the loop proved that a baseline eval run did not"),
+    "export-train-proofs": ("train_proofs", "merge the train problems the loop proved, shortest scripts, into a ledger"),
 }
 
 
