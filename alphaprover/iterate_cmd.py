@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 from omegaconf import DictConfig
 from tqdm import tqdm
@@ -136,6 +137,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         driver = ExpertIteration(settings, train, heldout, supervised, make_pool, writer=writer, library=library,
                                  value_scorer=value_scorer, topk_scorer=topk_scorer, logprob_scorer=logprob_scorer,
                                  script_referencer=lambda problem_ids: script_references(problem_ids, files),
+                                 competition_referencer=competition_referencer(settings.competition_references),
                                  make_learner=learner_factory(str(plain.get("ray_address") or "")),
                                  competition_sources=benchmark_sources(specs),
                                  subgoal_maker=SubgoalTheorems() if settings.subgoal_sources else None,
@@ -212,6 +214,25 @@ def logprob_scorer(checkpoint: Path, steps: list[tuple[str, str]]) -> list[float
     return scores
 
 
+def competition_referencer(spec: str) -> Callable[[], list[dict]] | None:
+    """What replays the curve's competition references (`iteration.competition_references`; a
+    relative path is read from the working directory, else from the repository): None when off or
+    when the file is missing (said once)."""
+    if not spec:
+        return None
+    from lean_interface.problems.benchmarks import REPO_ROOT
+
+    path = Path(spec)
+    if not path.is_absolute() and not path.is_file():
+        path = REPO_ROOT / spec
+    if not path.is_file():
+        print(f"warning: competition references {spec} not found; competition_bottleneck not measured")
+        return None
+    from alphaprover.probe import reference_steps
+
+    return lambda: reference_steps(str(path))
+
+
 def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
     """Every step of the held-out items' own proof scripts, replayed in Coq, as rows (problem, goal,
     tactic, steps still to go): evaluation references, never learner data."""
@@ -228,5 +249,5 @@ def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
             for r in records if r.lemma in ids]
 
 
-__all__ = ["ensure_factory", "heldout_problems", "logprob_scorer", "pool_actor_settings",
+__all__ = ["competition_referencer", "ensure_factory", "heldout_problems", "logprob_scorer", "pool_actor_settings",
            "run_expert_iteration", "script_references"]

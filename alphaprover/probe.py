@@ -125,6 +125,18 @@ def load_policy(checkpoint: Path):
     return model, tokenizer
 
 
+def reference_steps(path: str) -> list[dict]:
+    """Every step of every reference in `path` that Coq accepts, as rows (problem, goal, tactic,
+    steps still to go): what expert iteration's `competition_bottleneck` scores each round."""
+    rows = []
+    with ProofReplayer() as replayer:
+        for reference in read_references(path):
+            records, _ = replay_reference(replayer, reference)
+            rows += [{"problem": reference.problem, "goal": r.goal, "tactic": r.tactic, "steps": r.steps}
+                     for r in records]
+    return rows
+
+
 def score_steps(policy, records: list[TacticRecord], beam_width: int) -> list[StepScore]:
     """One policy's (model, tokenizer) log-prob, beam rank and value for each record's (goal, tactic)."""
     import torch
@@ -213,4 +225,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 __all__ = ["Reference", "StepScore", "add_arguments", "format_table", "load_policy", "read_references",
-           "replay_reference", "run", "score_steps", "summary_line"]
+           "reference_steps", "replay_reference", "run", "score_steps", "summary_line"]

@@ -88,6 +88,7 @@ class ExpertIteration:
                  topk_scorer: Callable[[Path, list[tuple[str, str]], int], float] | None = None,
                  logprob_scorer: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None,
                  script_referencer: Callable[[list[str]], list[dict]] | None = None,
+                 competition_referencer: Callable[[], list[dict]] | None = None,
                  library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner,
                  competition_sources: Collection[str] = (), subgoal_maker: SubgoalMaker | None = None,
                  subgoal_lemmas: LemmaRecorder | None = None) -> None:
@@ -123,7 +124,8 @@ class ExpertIteration:
         self.phases = Phases(cfg, self.files, by_id, {p.id: p for p in heldout}, self.heldout_slice, self.buffer,
                              self.learner, make_pool, writer, harvester)
         self.measurements = Measurements(self.files, self.heldout_slice, self.buffer, self.learner,
-                                         Scorers(value_scorer, topk_scorer, logprob_scorer, script_referencer), writer,
+                                         Scorers(value_scorer, topk_scorer, logprob_scorer, script_referencer,
+                                                 competition_referencer), writer,
                                          competition=frozenset(p.id for p in train if p.source in competition_sources))
 
     @property

@@ -5,7 +5,11 @@ After a round's evaluation (`log_evaluation`, kept in `rounds/rNNN/heldout.summa
 held-out proof rate, the value head's AUC on the goals those searches proved vs. searched without
 a proof, the policy's 8-beam top-8 on the reference steps beside the "8 most frequent tactics of
 the buffer" baseline, and the median log-prob of the slice's own proof-script steps before the
-closing call. After the round's learning (`finish_round`): one curve row with the search's
+closing call; and, on competition statements, the policy's log-prob of the hardest step of each
+hand-checked proof of a train problem (`competition_bottleneck`: the median over the references of
+each script's lowest step log-prob, `data/probe/train-references.jsonl` by default, `alphaprover
+probe` for the step-by-step view) — a search finds such a proof only when its worst step is one a
+few dozen samples draw (above ln 0.1 ≈ −2.3). After the round's learning (`finish_round`): one curve row with the search's
 proofs, the train problems proved so far (`train_proved_total`: every source, factory and
 variants included), the competition problems among them (`competition_proved_total`: the problems
 of the run's benchmark sources, e.g. the miniF2F train split — the count issue #39's train
@@ -40,12 +44,14 @@ class Scorers:
     topk:       exact match of the k-beam against (goal, tactic) references (→ reference_top8)
     logprob:    teacher-forced log-prob of each (goal, tactic) step (→ script_logprob)
     scripts:    the held-out slice's proof scripts replayed into steps (rows with goal and tactic)
+    competition: the competition references replayed into steps (rows with problem, goal, tactic)
     """
 
     value: Callable[[Path, list[str]], list[float]] | None = None
     topk: Callable[[Path, list[tuple[str, str]], int], float] | None = None
     logprob: Callable[[Path, list[tuple[str, str]]], list[float]] | None = None
     scripts: Callable[[list[str]], list[dict]] | None = None
+    competition: Callable[[], list[dict]] | None = None
 
 
 class Measurements:
@@ -72,6 +78,18 @@ class Measurements:
             log.warning("script references: replay failed (%s); script_logprob left empty this round", error)
             return []
 
+    def competition_steps(self) -> list[tuple[str, str, str]]:
+        """(problem, goal, tactic) of every step of the competition references, replayed once by the
+        `competition` scorer into `competition_references.jsonl` (evaluation only). Empty without one."""
+        path = self.files.run_dir / "competition_references.jsonl"
+        try:
+            if not path.is_file() and self.scorers.competition is not None:
+                write_atomic(path, "".join(json.dumps(row) + "\n" for row in self.scorers.competition()))
+        except Exception as error:  # noqa: BLE001 - a measurement; the replay is retried at the next round
+            log.warning("competition references: replay failed (%s); competition_bottleneck left empty", error)
+            return []
+        return [(row["problem"], row["goal"], row["tactic"]) for row in read_rows(path)] if path.is_file() else []
+
     def frequent_tactics(self, count: int = 8) -> list[str]:
         """The `count` most frequent policy targets in the training buffer (the baseline)."""
         counts = Counter(r.tactic for e in self.buffer.episodes_iter() for r in e.records if r.tactic)
@@ -83,7 +101,8 @@ class Measurements:
         proved = sum(1 for row in rows if row["proved"])
         summary = {"heldout_proved": proved, "heldout_attempted": len(rows),
                    "heldout_rate": round(proved / max(1, len(rows)), 4), "value_auc": float("nan"),
-                   "reference_top8": float("nan"), "frequent8_top8": float("nan"), "script_logprob": float("nan")}
+                   "reference_top8": float("nan"), "frequent8_top8": float("nan"), "script_logprob": float("nan"),
+                   "competition_bottleneck": float("nan")}
         scorers = self.scorers
         references = self.files.references()
         if references:
@@ -97,6 +116,10 @@ class Measurements:
             steps, version = self.script_steps(), self.learner.latest_weights()
             if steps and version is not None:
                 summary["script_logprob"] = round(median(scorers.logprob(version[1], steps)), 3)
+            competition, version = self.competition_steps(), self.learner.latest_weights()
+            if competition and version is not None:
+                scores = scorers.logprob(version[1], [(goal, tactic) for _, goal, tactic in competition])
+                summary["competition_bottleneck"] = round(bottleneck([p for p, _, _ in competition], scores), 3)
         if scorers.value is not None:
             goals = [(text, label) for row in rows for text, label in row.get("goals", [])]
             labels = [bool(label) for _, label in goals]
@@ -113,7 +136,7 @@ class Measurements:
         write_atomic(self.files.round_dir(round_index) / "heldout.summary.json", json.dumps(summary))
         if self.writer is not None:
             self.writer.add_scalar("curve/heldout_rate", summary["heldout_rate"], round_index)
-            for name in ("value_auc", "reference_top8", "frequent8_top8", "script_logprob"):
+            for name in ("value_auc", "reference_top8", "frequent8_top8", "script_logprob", "competition_bottleneck"):
                 if summary[name] == summary[name]:  # not NaN
                     self.writer.add_scalar(f"curve/{name}", summary[name], round_index)
             for family, rate in self.family_rates(round_index).items():
@@ -157,4 +180,12 @@ class Measurements:
             self.writer.flush()
 
 
-__all__ = ["Measurements", "Scorers"]
+def bottleneck(problems: Sequence[str], scores: Sequence[float]) -> float:
+    """The median over problems of each problem's lowest step score (steps given in any order)."""
+    lowest: dict[str, float] = {}
+    for problem, score in zip(problems, scores):
+        lowest[problem] = min(score, lowest.get(problem, score))
+    return median(list(lowest.values()))
+
+
+__all__ = ["Measurements", "Scorers", "bottleneck"]

@@ -122,6 +122,9 @@ class ExpertIterationConfig(LoopConfig):
     max_subgoals_per_target: int = 12    # subgoal problems made of one target over the run
     subgoal_lemmas: bool = True          # a proved subgoal's proof closes its open goal in later searches (lemmas.json)
     subgoal_policy_share: float = 0.0    # of the subgoal problems, searched with the policy alone (the rest: the search's actions)
+    # hand-checked proofs of train problems (`alphaprover probe` references) whose hardest step's log-prob
+    # the curve follows each round (`competition_bottleneck`); "" = not measured
+    competition_references: str = "data/probe/train-references.jsonl"
 
     LABEL = "expert iteration config"
 

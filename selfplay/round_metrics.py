@@ -23,7 +23,7 @@ from lean_interface.durable import append_line, read_jsonl, skip_torn, write_ato
 CURVE_COLUMNS = ("round", "weights_version", "heldout_proved", "heldout_attempted", "heldout_rate", "value_auc",
                  "reference_top8", "frequent8_top8", "script_logprob",
                  "search_attempted", "search_proved", "train_proved_total", "learner_step", "policy_loss",
-                 "value_loss", "minutes", "competition_proved_total")
+                 "value_loss", "minutes", "competition_proved_total", "competition_bottleneck")
 
 
 def spread(names: Sequence[str], count: int) -> list[str]:

@@ -238,6 +238,49 @@ def test_the_curve_counts_the_competition_problems_proved_apart_from_the_generat
     assert row[header.index("competition_proved_total")] == "1"
 
 
+def test_the_curve_follows_the_hardest_step_of_each_competition_reference(tmp_path: Path) -> None:
+    """`competition_bottleneck`: the references replayed once, every step scored each round, per
+    reference its lowest log-prob, the median of those; a failing replay leaves the column empty."""
+    from selfplay.iteration_metrics import bottleneck
+
+    assert bottleneck(["a", "b", "a", "c", "b"], [-1.0, -4.0, -9.0, -2.0, -0.5]) == -4.0  # lows -9, -4, -2
+    replays: list[int] = []
+
+    def competition_referencer() -> list[dict]:
+        replays.append(1)
+        return [{"problem": "p", "goal": "⊢ easy", "tactic": "intros.", "steps": 2},
+                {"problem": "p", "goal": "⊢ hard", "tactic": "unfold f.", "steps": 1},
+                {"problem": "q", "goal": "⊢ q", "tactic": "lra.", "steps": 1}]
+
+    def logprob_scorer(checkpoint: Path, steps: list[tuple[str, str]]) -> list[float]:
+        return [{"intros.": -0.1, "unfold f.": -20.0, "lra.": -3.0}[tactic] for _, tactic in steps]
+
+    def small(run_dir: Path, rounds: int) -> ExpertIterationConfig:
+        return ExpertIterationConfig.from_dict({
+            "run_dir": str(run_dir), "checkpoint": str(CHECKPOINT), "rounds": rounds, "problems_per_round": 1,
+            "heldout_problems": 1, "learner_steps_per_round": 1, "min_buffer_records": 1, "policy_search_share": 0.0,
+            "learner": {"batch_size": 2, "quantization": "", "checkpoint_every": 1}})
+
+    cfg = small(tmp_path / "run", 2)
+    driver = ExpertIteration(cfg, [problem("t0")], [problem("h0", "heldout")], [],
+                             lambda kind, ids: ReplayPool(set(), [], kind), logprob_scorer=logprob_scorer,
+                             competition_referencer=competition_referencer)
+    driver.run()
+    header, *rows = [line.split("\t") for line in (tmp_path / "run" / "curve.tsv").read_text().splitlines()]
+    assert [row[header.index("competition_bottleneck")] for row in rows] == ["-11.5", "-11.5"]  # median of -20, -3
+    assert replays == [1]  # replayed once, kept in the run directory
+    assert (tmp_path / "run" / "competition_references.jsonl").is_file()
+
+    def broken() -> list[dict]:
+        raise RuntimeError("coqtop died")
+
+    cfg = small(tmp_path / "other", 1)
+    ExpertIteration(cfg, [problem("t0")], [problem("h0", "heldout")], [], lambda kind, ids: ReplayPool(set(), [], kind),
+                    logprob_scorer=logprob_scorer, competition_referencer=broken).run()
+    header, row = [line.split("\t") for line in (tmp_path / "other" / "curve.tsv").read_text().splitlines()]
+    assert row[header.index("competition_bottleneck")] == "nan"
+
+
 def test_an_older_curve_gets_the_new_columns_and_keeps_its_rows(tmp_path: Path) -> None:
     curve = tmp_path / "curve.tsv"
     old_columns = [c for c in CURVE_COLUMNS if c != "script_logprob"]

@@ -87,3 +87,12 @@ def test_the_command_refuses_a_dev_problem_and_a_missing_checkpoint(tmp_path: Pa
     assert "is not a checkpoint directory" in error_line(capsys)
     assert main(["probe", str(train), "--checkpoint", str(ckpt), "--beam", "0"]) == 2
     assert "--beam" in error_line(capsys)
+
+
+def test_the_curves_competition_referencer_is_off_without_a_file(tmp_path: Path, capsys) -> None:
+    from alphaprover.iterate_cmd import competition_referencer
+
+    assert competition_referencer("") is None
+    assert competition_referencer(str(tmp_path / "none.jsonl")) is None
+    assert "competition_bottleneck not measured" in capsys.readouterr().out
+    assert callable(competition_referencer("data/probe/train-references.jsonl"))  # found from the repository

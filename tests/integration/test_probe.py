@@ -54,3 +54,15 @@ def test_probe_prints_a_table_per_reference_and_fails_when_coq_refuses_one(tmp_p
     assert "Coq refuses the script: `lia.` failed on replay" in out
     assert "1 of 2 scripts replayed; beam width 2" in out
     assert f"- {ckpt}: " in out and " / 6 steps in the beam" in out
+
+
+def test_every_committed_reference_still_replays_in_coq() -> None:
+    """`data/probe/train-references.jsonl` feeds the curve's `competition_bottleneck`: each script must
+    still prove its train problem (a refused one would drop out of the measurement silently)."""
+    from alphaprover.probe import read_references, reference_steps
+    from lean_interface.problems.benchmarks import REPO_ROOT
+
+    path = str(REPO_ROOT / "data" / "probe" / "train-references.jsonl")
+    rows = reference_steps(path)
+    assert {row["problem"] for row in rows} == {reference.problem for reference in read_references(path)}
+    assert all(row["goal"] and row["tactic"].endswith(".") and row["steps"] >= 1 for row in rows)
