@@ -16,7 +16,6 @@ AVX512-BF16 or AMX (`lscpu`); elsewhere it is emulated and slower, which this ru
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
@@ -29,17 +28,19 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from alphaprover.train_inputs import read_records  # noqa: E402
 from selfplay.episode import TrainingRecord  # noqa: E402
 from selfplay.learner import Learner, LearnerConfig  # noqa: E402
 
 SHIPPED = ROOT / "checkpoints" / "alphaprover-coq-small"
 
 
-def read_records(path: Path, source: str, limit: int, seed: int) -> list[TrainingRecord]:
-    """`limit` records of an `alphaprover extract`-format JSONL file, drawn at random."""
-    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-    random.Random(seed).shuffle(rows)
-    return [TrainingRecord(r["goal"], r["tactic"], int(r["steps"]), source) for r in rows[:limit]]
+def sample_records(path: Path, source: str, limit: int, seed: int) -> list[TrainingRecord]:
+    """`limit` records of an `alphaprover extract`-format JSONL file, drawn at random (read as a
+    run reads its inputs: `alphaprover.train_inputs.read_records`)."""
+    records = read_records(path, source)
+    random.Random(seed).shuffle(records)
+    return records[:limit]
 
 
 def cpu_bf16_flags() -> str:
@@ -64,13 +65,13 @@ def main() -> int:
         print("needs data/extracted/{train,valid}.jsonl: run `alphaprover extract` first", file=sys.stderr)
         return 2
     torch.set_num_threads(args.threads)
-    pool = read_records(train_file, "library", args.batch * args.steps, seed=0)
+    pool = sample_records(train_file, "library", args.batch * args.steps, seed=0)
     scripts = ROOT / "data/factory/scripts.jsonl"
     if scripts.is_file():
-        pool = pool[: len(pool) // 2] + read_records(scripts, "factory-script", len(pool) - len(pool) // 2, seed=0)
+        pool = pool[: len(pool) // 2] + sample_records(scripts, "factory-script", len(pool) - len(pool) // 2, seed=0)
         random.Random(1).shuffle(pool)
     batches = [pool[i * args.batch:(i + 1) * args.batch] for i in range(args.steps)]
-    valid = read_records(valid_file, "library", 256, seed=0)
+    valid = sample_records(valid_file, "library", 256, seed=0)
     print(f"checkpoint {args.checkpoint}; {args.steps} steps of batch {args.batch}; {args.threads} threads; "
           f"CPU bfloat16 instructions: {cpu_bf16_flags()}")
     with tempfile.TemporaryDirectory() as tmp:
