@@ -33,6 +33,7 @@ from alphaprover.config import UsageError
 from lean_interface.api import Theorem
 from lean_interface.coq.proof_replay import ProofReplayer, TacticRecord
 from lean_interface.problems.benchmarks import held_out_problem_of, load_benchmark
+from selfplay.round_metrics import median
 
 
 @dataclass(frozen=True)
@@ -178,11 +179,14 @@ def format_table(records: list[TacticRecord], columns: dict[str, list[StepScore]
 
 
 def summary_line(name: str, scores: list[StepScore]) -> str:
-    """Per checkpoint over all steps: how many in the beam, the lowest and the median log-prob."""
-    logprobs = sorted(score.logprob for score in scores)
+    """Per checkpoint over all steps: how many in the beam, the lowest and the median log-prob.
+
+    The median is the curve's (`selfplay.round_metrics.median`, the mean of the middle two for an
+    even count), so a probe and a run's `competition_bottleneck` column read the same statistic."""
+    logprobs = [score.logprob for score in scores]
     in_beam = sum(score.rank is not None for score in scores)
     return (f"- {name}: {in_beam} / {len(scores)} steps in the beam, median log-prob "
-            f"{logprobs[len(logprobs) // 2]:.2f}, lowest {logprobs[0]:.2f}")
+            f"{median(logprobs):.2f}, lowest {min(logprobs):.2f}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

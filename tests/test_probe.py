@@ -55,7 +55,8 @@ def test_the_table_has_a_row_per_step_and_a_column_per_checkpoint() -> None:
     assert len(lines) == 4 and "a: log-prob (rank) · value" in lines[0] and "b: log-prob" in lines[0]
     assert lines[2] == "| 1 | `intros.` | 2 | -0.01 (1) · 2.0 | -1.50 (3) · 1.0 |"
     assert lines[3] == "| 2 | `destruct n as [\\|m].` | 1 | -20.40 (—) · 1.0 | -2.00 (2) · 0.5 |"  # | escaped
-    assert summary_line("a", columns["a"]) == "- a: 1 / 2 steps in the beam, median log-prob -0.01, lowest -20.40"
+    assert summary_line("a", columns["a"]) == "- a: 1 / 2 steps in the beam, median log-prob -10.21, lowest -20.40"
+    assert summary_line("b", columns["b"][:1]) == "- b: 1 / 1 steps in the beam, median log-prob -1.50, lowest -1.50"
 
 
 def test_the_beams_first_tactic_ranks_first_with_the_beams_log_prob() -> None:
