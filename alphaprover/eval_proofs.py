@@ -7,6 +7,12 @@ problems — `intros. field_simplify. { rewrite H1. field. lra. } { lra. }` — 
 searches rarely reach. On the train split those proofs are expert demonstrations of the target's
 kind: the search as a policy-improvement operator, as in expert iteration, with a longer budget.
 
+The input may also be the loop-proof ledger (`alphaprover analyze RUN export-train-proofs`,
+`data/loop-proofs/minif2f-rocq-train.jsonl`, committed): its rows (`problem`, `script`, `run`) are
+read as proved, `--methods` then names runs. A fresh run on a replaced machine starts from the
+earlier loops' train proofs as demonstrations (`supervised_file=…,records.jsonl*N`) instead of
+searching its way back to them.
+
 What is kept, and what never is:
   * only problems of `--benchmark` (default `minif2f-rocq-train`): an eval file of the whole valid
     split also holds the dev subset's rows, and they are left out by name before anything is run;
@@ -42,6 +48,16 @@ class EvalProofReport:
     records: int = 0
 
 
+def proved_script(row: dict) -> tuple[str | None, str | None]:
+    """(script, origin) of one input row: an eval record's proof when its status is `proved` (origin:
+    its method), a loop-proof ledger row's script (origin: its run); (None, None) otherwise."""
+    if "status" in row:
+        return (row.get("proof") or None, row.get("method")) if row["status"] == "proved" else (None, None)
+    if isinstance(row.get("script"), str) and "run" in row:
+        return row["script"] or None, row["run"]
+    return None, None
+
+
 def proofs_to_replay(rows: Iterable[dict], problems: dict, methods: frozenset[str], report: EvalProofReport
                      ) -> dict[str, list[str]]:
     """Problem → its distinct proof scripts (shortest first) from the proved `rows` of the problems
@@ -50,7 +66,8 @@ def proofs_to_replay(rows: Iterable[dict], problems: dict, methods: frozenset[st
 
     scripts: dict[str, set[str]] = {}
     for row in rows:
-        if row.get("status") != "proved" or not row.get("proof") or (methods and row.get("method") not in methods):
+        proof, origin = proved_script(row)
+        if not proof or (methods and origin not in methods):
             continue
         problem = problems.get(row["problem"])
         if problem is None or problem.theorem is None:
@@ -59,7 +76,7 @@ def proofs_to_replay(rows: Iterable[dict], problems: dict, methods: frozenset[st
         if held_out_problem_of(problem.name, problem.theorem) is not None:
             report.refused += 1
             continue
-        scripts.setdefault(problem.name, set()).add(" ".join(row["proof"].split()))
+        scripts.setdefault(problem.name, set()).add(" ".join(proof.split()))
     report.proofs = sum(len(found) for found in scripts.values())
     return {name: sorted(found, key=lambda s: (len(s), s)) for name, found in sorted(scripts.items())}
 
@@ -102,11 +119,13 @@ def eval_proof_records(rows: Iterable[dict], benchmark: str, methods: frozenset[
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("eval_file", type=Path, help="an `alphaprover eval` records file (JSONL)")
+    parser.add_argument("eval_file", type=Path,
+                        help="an `alphaprover eval` records file, or a loop-proof ledger (`analyze export-train-proofs`)")
     parser.add_argument("out_file", type=Path, help="the supervised JSONL file to write")
     parser.add_argument("--benchmark", default="minif2f-rocq-train",
                         help="whose problems' proofs to keep (default: the train split; never dev or test)")
-    parser.add_argument("--methods", default="", help="comma-separated eval methods to keep (default: all)")
+    parser.add_argument("--methods", default="",
+                        help="comma-separated eval methods (a ledger: runs) to keep (default: all)")
     parser.add_argument("--source", default="minif2f-rocq-train",
                         help="the records' `source` field (what source_weights key weighs them)")
     parser.add_argument("--force", action="store_true", help="replace an existing OUT file")
@@ -121,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.out_file} exists (pass --force to replace it)")
     rows = read_jsonl(args.eval_file, what="an eval record")
     if any(not isinstance(row, dict) or "problem" not in row for row in rows):
-        raise UsageError(f"{args.eval_file}: not an eval records file (a line without `problem`)")
+        raise UsageError(f"{args.eval_file}: not an eval records file nor a ledger (a line without `problem`)")
     methods = frozenset(part.strip() for part in args.methods.split(",") if part.strip())
     records, report = eval_proof_records(rows, args.benchmark, methods, args.source)
     write_atomic(args.out_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))

@@ -38,3 +38,21 @@ def test_a_listed_held_out_problem_is_refused() -> None:
     rows = [row("renamed", "mcts-fixed", "proved", "lia."), row(dev.name, "mcts-fixed", "proved", "lia.")]
     assert proofs_to_replay(rows, problems, frozenset(), report) == {}
     assert (report.refused, report.proofs) == (2, 0)
+
+
+def test_ledger_rows_are_proofs_and_runs_filter_them() -> None:
+    """A loop-proof ledger (`analyze export-train-proofs`) reads as proved rows; `methods` names runs."""
+    train = {p.name: p for p in load_benchmark("minif2f-rocq-train")}
+    dev = sorted(dev_problem_names())[0]
+    rows = [{"problem": "mathd_algebra_15", "script": "apply h0. { lia. } { lia. }", "run": "expert-18",
+             "first_version": 0, "proofs": 3},
+            {"problem": "mathd_algebra_15", "script": "lia.", "run": "expert-17", "first_version": 2, "proofs": 1},
+            {"problem": "mathd_algebra_48", "script": "", "run": "expert-18"},
+            {"problem": "mathd_algebra_48", "script": "lra."},                       # no run: not a ledger row
+            {"problem": dev, "script": "intros; nra.", "run": "expert-18"}]
+    report = EvalProofReport()
+    assert proofs_to_replay(rows, train, frozenset(), report) == {
+        "mathd_algebra_15": ["lia.", "apply h0. { lia. } { lia. }"]}
+    assert (report.proofs, report.outside) == (2, 1)
+    assert proofs_to_replay(rows, train, frozenset({"expert-18"}), EvalProofReport()) == {
+        "mathd_algebra_15": ["apply h0. { lia. } { lia. }"]}

@@ -7,8 +7,9 @@ under a running loop (runs 16 and 17, BENCHMARKS.md): its proofs went with it. T
 enough to commit (`data/loop-proofs/minif2f-rocq-train.jsonl`): it keeps the issue's list of train
 problems the loop proved "with their scripts" across machines, and its lines are `alphaprover
 probe` references as they are (`problem`, `script`). Every script is one the actors reported after
-the kernel checked it with the axiom audit (`selfplay.actor`); nothing is re-checked here, and a
-ledger line is evidence of a proof, not training data (nothing reads it into a learner).
+the kernel checked it with the axiom audit (`selfplay.actor`); nothing is re-checked here. A
+ledger line is evidence of a proof; `alphaprover eval-proofs LEDGER OUT.jsonl` replays the ledger
+in Coq into supervised records, so a fresh run can start from what earlier loops proved.
 
 Rows: `{"problem", "script", "run", "first_version", "proofs"}`. Existing rows of other runs are
 kept; this run's rows are replaced by what its buffer holds now; the file is sorted by problem and

@@ -66,3 +66,18 @@ def test_the_command_writes_once_and_refuses_bad_input(tmp_path: Path, capsys: p
     assert main(["eval-proofs", str(tmp_path / "bad.jsonl"), str(tmp_path / "o.jsonl")]) == 2
     assert not (tmp_path / "o.jsonl").exists()
     assert "error:" in capsys.readouterr().err
+
+
+def test_the_committed_ledger_replays_into_records(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Every line of the loop-proof ledger (`data/loop-proofs/`) replays in Coq into supervised records
+    (a fresh run's demonstrations); a ledger row of a dev problem would be left out, as in an eval file."""
+    ledger = Path(__file__).resolve().parents[2] / "data" / "loop-proofs" / "minif2f-rocq-train.jsonl"
+    rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert rows and all({"problem", "script", "run"} <= row.keys() for row in rows)
+    records, report = eval_proof_records(rows + [{"problem": DEV_PROBLEM, "script": "intros; nra.", "run": "r"}],
+                                         "minif2f-rocq-train")
+    assert (report.proofs, report.replayed, report.dropped, report.outside) == (len(rows), len(rows), 0, 1)
+    assert {record["lemma"] for record in records} == {row["problem"] for row in rows}
+    out = tmp_path / "records.jsonl"
+    assert main(["eval-proofs", str(ledger), str(out), "--methods", rows[0]["run"]]) == 0
+    assert f"from {sum(row['run'] == rows[0]['run'] for row in rows)} problems" in capsys.readouterr().out
