@@ -17,6 +17,8 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
                    witnesses, witnesses by induction
   skills_complex.py  Coquelicot's C: equations proved componentwise (injective_projections)
   skills_definitions.py  functions the problem file defines (logb, f, star): `unfold`, then the step
+  skills_roots.py  two distinct values of one equation: the nonzero difference factored out and
+                   cancelled (`Rmult_integral`), then the symmetric value
   multistep.py     statements no single decision procedure closes: functional equations
                    instantiated at points, recurrences unrolled, Nat.iter closed forms by
                    induction, absolute values by cases, existentials by a witness
@@ -29,12 +31,12 @@ labelled by family, seed and split (docs/ARCHITECTURE.md §Data).
 from __future__ import annotations
 
 from lean_interface.problems.factory import (algebra, inequalities, multistep, numbers, skills, skills_complex,
-                                             skills_definitions, sums)
+                                             skills_definitions, skills_roots, sums)
 from lean_interface.problems.factory.family import Family
 
 FAMILIES: tuple[Family, ...] = (*algebra.FAMILIES, *numbers.FAMILIES, *inequalities.FAMILIES, *sums.FAMILIES,
                                *skills.FAMILIES, *skills_complex.FAMILIES, *skills_definitions.FAMILIES,
-                               *multistep.FAMILIES)
+                               *skills_roots.FAMILIES, *multistep.FAMILIES)
 
 
 def family_named(name: str) -> Family:
