@@ -123,16 +123,21 @@ def test_statements_are_true_by_exact_arithmetic() -> None:
         check(FAMILY.draft(seed))
 
 
+def assert_off_by_one_refused(drafts: list[Draft], checker: Callable[[Draft], None]) -> None:
+    """Each draft's stated value plus one is refused by `checker` (a truth check that can fail)."""
+    for draft in drafts:
+        left, right = draft.conclusion.split(" = ")
+        with pytest.raises(AssertionError):
+            checker(dataclasses.replace(draft, conclusion=f"{left} = {number(right) + 1}"))
+
+
 def test_a_false_statement_is_caught() -> None:
     """The checker can fail: each shape's stated value off by one is refused."""
     shapes = {}
     for draft in map(FAMILY.draft, SEEDS):
         shapes.setdefault((draft.conclusion.split()[0], bool(draft.hypotheses)), draft)
     assert len(shapes) >= 4
-    for draft in shapes.values():
-        left, right = draft.conclusion.split(" = ")
-        with pytest.raises(AssertionError):
-            check(dataclasses.replace(draft, conclusion=f"{left} = {number(right) + 1}"))
+    assert_off_by_one_refused(list(shapes.values()), check)
 
 
 @pytest.mark.integration
