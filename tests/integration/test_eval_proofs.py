@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from alphaprover.analyze.train_proofs import ledger_rows
 from alphaprover.cli import main
 from alphaprover.eval_proofs import eval_proof_records
 from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
@@ -72,7 +73,7 @@ def test_the_committed_ledger_replays_into_records(tmp_path: Path, capsys: pytes
     """Every line of the loop-proof ledger (`data/loop-proofs/`) replays in Coq into supervised records
     (a fresh run's demonstrations); a ledger row of a dev problem would be left out, as in an eval file."""
     ledger = Path(__file__).resolve().parents[2] / "data" / "loop-proofs" / "minif2f-rocq-train.jsonl"
-    rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+    rows = ledger_rows(ledger)
     assert rows and all({"problem", "script", "run"} <= row.keys() for row in rows)
     records, report = eval_proof_records(rows + [{"problem": DEV_PROBLEM, "script": "intros; nra.", "run": "r"}],
                                          "minif2f-rocq-train")

@@ -4,10 +4,12 @@ Why (issue #39, item 3; docs/factory_skills.md): seven miniF2F-rocq train proble
 different numbers that satisfy one equation and ask for what they share — amc12a_2013_p8
 (`x + 2/x = y + 2/y`, `x <> y` ⊢ `x * y = 2`), mathd_algebra_131 (a and b roots of
 `2x² − 7x + 2`, `a <> b` ⊢ a value in a + b and a b), mathd_algebra_206, mathd_algebra_482,
-amc12a_2002_p12, aime_1996_p5 and, over C, mathd_algebra_73. No decision procedure uses a `<>`
-hypothesis (lra, nra and psatz read only equations and inequalities; without `a <> b` the
-statement is false at a = b), so the automation proves none of them; the step a person takes is
-to subtract the two equations, factor out the nonzero difference and cancel it:
+amc12a_2002_p12, aime_1996_p5 and, over C, mathd_algebra_73. The automation proves none of them.
+Micromega does read a `<>` hypothesis — nra alone closes `a <> b -> a^2 - 15a = b^2 - 15b -> a + b =
+15`, and the portfolio's `rewrite_functions; nra` the sum or product of two roots of a given
+quadratic — but not through a denominator (`x + 2/x = y + 2/y`) nor toward a quotient of the roots
+(`1/(a-1) + 1/(b-1)`), so those are the shapes drawn. The step a person takes is to subtract the
+two equations, factor out the nonzero difference and cancel it:
 
     assert (h4 : (a - b) * (2 * (a + b) - 7) = 0) by nra.
     apply Rmult_integral in h4. destruct h4 as [h4 | h4]. { exfalso. apply h3. lra. }
@@ -21,10 +23,10 @@ Shapes (values drawn first, exact Fractions; the statement written around them):
   * `a x + c / x = a y + c / y`, x, y, x − y nonzero ⊢ `x * y = c / a`
     (amc12a_2013_p8; the factor is `(x − y) (a x y − c)`, the assert closed after clearing the
     denominators);
-  * `x² + c x = y² + c y` (or with a leading coefficient), `x <> y` ⊢ `x + y = −c/p`;
-  * f given by `forall x, f x = p x² + q x + r`, `f a = 0`, `f b = 0`, `a <> b` ⊢ the sum, the
-    product, `a² + b²` or `a + b + a b` of the two roots, whose values the drawn roots fix
-    (mathd_algebra_131's first steps: the function rewritten in, the difference cancelled).
+  * f given by `forall x, f x = p x² + q x + r`, `f a = 0`, `f b = 0`, `a <> b` ⊢ in three items
+    of four `1/(a − k) + 1/(b − k)` for a k that is not a root (mathd_algebra_131's conclusion),
+    else the sum, the product or `a² + b²` of the two roots, whose values the drawn roots fix
+    (the function rewritten in, the difference cancelled, then the value).
 """
 
 from __future__ import annotations
@@ -69,12 +71,11 @@ def _roots_tail(rng: random.Random, u: str, v: str, roots: list[Fraction]) -> tu
     rest ask for the sum, the product or the sum of squares; the automation's `rewrite` family
     closes most of those on its own, they are here for the cancellation step they share."""
     s, t = sum(roots), roots[0] * roots[1]
-    product = f"assert (h5 : {u} * {v} = {standalone(t)}) by nra."
     if rng.random() < 0.75:
         k = _shift_not_a_root(rng, roots)
         left, right = linear([1], [u], -k), linear([1], [v], -k)
         value = (s - 2 * k) / (t - k * s + k * k)
-        steps = (f"{product} assert (h6 : {left} <> 0) by (intro; nra). assert (h7 : {right} <> 0) by (intro; nra). "
+        steps = (f"assert (h5 : {u} * {v} = {standalone(t)}) by nra. assert (h6 : {left} <> 0) by (intro; nra). assert (h7 : {right} <> 0) by (intro; nra). "
                  "field_simplify_eq; auto. nra.")
         return f"1 / ({left}) + 1 / ({right}) = {standalone(value)}", steps
     kind = rng.choice(("sum", "product", "squares"))
