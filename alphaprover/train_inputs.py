@@ -1,17 +1,22 @@
 """What `alphaprover train` mixes, built when missing and loaded (docs/ARCHITECTURE.md §Expert iteration).
 
-A run mixes four inputs: the problem factory (`factory:` sources), its script demonstrations
-(`supervised_file`), the stdlib records of `alphaprover extract` (`library_file`: a
+A run mixes five inputs: the problem factory (`factory:` sources), its script demonstrations and
+the committed loop-proof ledger's scripts replayed into records (`supervised_file`: what earlier
+loops proved on the train split, so a run on a fresh machine starts from them rather than
+searching its way back), the stdlib records of `alphaprover extract` (`library_file`: a
 `learner.library_fraction` of every batch, so the policy keeps the library's lemma names), and
 the train split with its variants (`sources`). On a fresh clone none of the generated files
 exists: each one at its default path is built here the first time a run needs it, as
-`alphaprover factory` / `alphaprover factory reuse=true scripts=…` / `alphaprover extract` would
-build it (minutes each; printed before it starts; the extraction beside the factory builds). A
-missing file at any other path is the user's own name for it: a usage error that says how to build it.
+`alphaprover factory` / `alphaprover factory reuse=true scripts=…` / `alphaprover extract` /
+`alphaprover eval-proofs LEDGER OUT` would build it (minutes each; printed before it starts; the
+extraction beside the factory builds). The ledger's records are rebuilt when the ledger is newer
+than them (a session's export added rows). A missing file at any other path is the user's own
+name for it: a usage error that says how to build it.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -24,6 +29,10 @@ DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
 DEFAULT_SCRIPTS = Path("data/factory/scripts.jsonl")
 #: where `alphaprover extract` writes its train records by default
 DEFAULT_EXTRACTED = Path("data/extracted/train.jsonl")
+#: the committed loop-proof ledger: the train problems earlier loops proved, with their scripts
+DEFAULT_LEDGER = Path("data/loop-proofs/minif2f-rocq-train.jsonl")
+#: the ledger's scripts replayed in Coq into learner records (`alphaprover eval-proofs LEDGER OUT`)
+DEFAULT_LEDGER_RECORDS = Path("data/loop-proofs/records.jsonl")
 #: the record source of library records in learner batches
 LIBRARY_SOURCE = "library"
 
@@ -91,6 +100,31 @@ def _build_library() -> None:
     extract(DEFAULT_ROOTS, DEFAULT_EXTRACTED.parent)
 
 
+def ledger_records_stale() -> bool:
+    """Whether the ledger's replayed records must be (re)built: missing, or older than the ledger
+    (an `analyze export-train-proofs` added rows since). No ledger: nothing to build."""
+    if not DEFAULT_LEDGER.is_file():
+        return False
+    return (not DEFAULT_LEDGER_RECORDS.is_file()
+            or DEFAULT_LEDGER_RECORDS.stat().st_mtime < DEFAULT_LEDGER.stat().st_mtime)
+
+
+def _build_ledger_records() -> None:
+    """Replay the ledger's scripts in Coq into supervised records (a minute or two: one short
+    script per train problem), as `alphaprover eval-proofs LEDGER OUT --force` does."""
+    from alphaprover.analyze.train_proofs import ledger_rows
+    from alphaprover.eval_proofs import eval_proof_records
+    from lean_interface.durable import write_atomic
+
+    print(f"{DEFAULT_LEDGER_RECORDS} missing or older than {DEFAULT_LEDGER}: replaying the loop-proof ledger "
+          "(alphaprover eval-proofs, a minute or two)")
+    records, report = eval_proof_records(ledger_rows(DEFAULT_LEDGER), "minif2f-rocq-train")
+    DEFAULT_LEDGER_RECORDS.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(DEFAULT_LEDGER_RECORDS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    print(f"{report.records} records from {report.replayed} of {report.proofs} ledger proofs "
+          f"({report.dropped} did not replay)")
+
+
 class _Beside:
     """A build run in a thread beside the caller's own (the extraction's work is in its worker
     processes and coqtop, so the thread only coordinates); `join` re-raises what it raised."""
@@ -139,6 +173,8 @@ def ensure_inputs(supervised_spec: str, library_file: str, factory_files: Sequen
         from alphaprover.factory_cmd import run_factory
 
         run_factory(load_config("factory", [f"out={DEFAULT_FACTORY}", "reuse=true", f"scripts={DEFAULT_SCRIPTS}"]))
+    if DEFAULT_LEDGER_RECORDS in wanted and ledger_records_stale():
+        _build_ledger_records()
     if beside is not None:
         beside.join()
     elif need_library:
@@ -165,5 +201,5 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
     return records
 
 
-__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_SCRIPTS", "LIBRARY_SOURCE", "ensure_factory",
-           "ensure_inputs", "load_library", "read_records", "supervised_parts", "supervised_paths"]
+__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS", "DEFAULT_SCRIPTS", "LIBRARY_SOURCE", "ensure_factory",
+           "ensure_inputs", "ledger_records_stale", "load_library", "read_records", "supervised_parts", "supervised_paths"]

@@ -415,6 +415,34 @@ def test_proofs_beyond_unseen_names_are_what_the_baseline_still_has_to_run(tmp_p
     assert main(args) == 0 and capsys.readouterr().out == "\n"
 
 
+def test_proofs_beyond_with_the_ledger_counts_other_runs_proofs(tmp_path: Path, capsys) -> None:
+    """A replaced machine takes earlier runs' directories; their proofs survive in the ledger and
+    count beside this run's buffer, shown with their run. This run's own ledger rows are its buffer's."""
+    run, record = loop_of_three(tmp_path), BASELINE_RECORD
+    baseline, ledger = tmp_path / "fixed.jsonl", tmp_path / "ledger.jsonl"
+    write_rows(baseline, [{"problem": name, "method": "mcts-fixed", "status": status, **record}
+                          for name, status in [("a", "failed"), ("b", "proved"), ("d", "failed"),
+                                               ("e", "proved"), ("f", "failed")]])
+    write_rows(ledger, [{"problem": "d", "script": "intros. field_simplify_eq in H0; lra.", "run": "expert-18",
+                         "first_version": 4, "proofs": 2},
+                        {"problem": "d", "script": "intros. nra.", "run": "expert-17", "first_version": 9, "proofs": 1},
+                        {"problem": "e", "script": "lra.", "run": "expert-18", "first_version": 1, "proofs": 1},
+                        {"problem": "f", "script": "intros. lia.", "run": "run", "first_version": 0, "proofs": 1},
+                        {"problem": "a", "script": "intros. lra.", "run": "expert-18", "first_version": 2,
+                         "proofs": 1}])
+    args = ["analyze", str(run), "proofs-beyond", str(baseline)]
+    assert main(args) == 0 and "**1**" in capsys.readouterr().out            # the buffer alone: a
+    assert main(args + ["--ledger", str(ledger)]) == 0
+    out = capsys.readouterr().out
+    assert "loop proved 5 problems" in out and "**2**" in out
+    assert "| a | 1 | 1 | `nra.` |" in out                                   # the buffer's proof of a wins
+    assert "| d | expert-17 v9 | 1 | `intros. nra.` |" in out                # the shortest other run's script
+    assert "| e |" not in out and "| f |" not in out                         # baseline proved e; f is this run's row
+    assert main(args + ["--ledger", str(ledger), "--names"]) == 0 and capsys.readouterr().out == "a,d\n"
+    assert main(args + ["--ledger", str(tmp_path / "none.jsonl")]) == 2
+    assert "no ledger" in capsys.readouterr().err
+
+
 def test_export_train_proofs_merges_this_runs_proofs_into_the_ledger(tmp_path: Path, capsys) -> None:
     from lean_interface.problems.benchmarks import dev_problem_names
     from selfplay.episode import Episode, Outcome

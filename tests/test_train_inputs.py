@@ -120,3 +120,58 @@ def test_library_keeps_the_roots_records_and_drops_ssreflect(tmp_path: Path, cap
     assert "not found" in capsys.readouterr().out
     with pytest.raises(UsageError, match="no records under Flocq"):
         T.load_library(str(path), ["Flocq"])
+
+
+def _record_ledger_replays(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Record which ledger rows the ledger build replays (the Coq replay itself is
+    tests/integration/test_eval_proofs.py's); each replay yields one record per row."""
+    import alphaprover.eval_proofs
+
+    replays: list[list[str]] = []
+
+    def replay(rows, benchmark, *_, **__):
+        rows = list(rows)
+        replays.append([row["problem"] for row in rows])
+        records = [{"goal": f"⊢ {row['problem']}", "tactic": row["script"], "steps": 1,
+                    "source": benchmark, "lemma": row["problem"]} for row in rows]
+        return records, alphaprover.eval_proofs.EvalProofReport(proofs=len(rows), replayed=len(rows),
+                                                                records=len(records))
+
+    monkeypatch.setattr(alphaprover.eval_proofs, "eval_proof_records", replay)
+    return replays
+
+
+def test_the_ledger_records_are_built_when_missing_and_rebuilt_when_the_ledger_is_newer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    replays = _record_ledger_replays(monkeypatch)
+    spec = "data/loop-proofs/records.jsonl*10"
+    T.ensure_inputs(spec, "")                                    # no ledger in this checkout: nothing to replay
+    assert replays == [] and not T.DEFAULT_LEDGER_RECORDS.exists()
+    T.DEFAULT_LEDGER.parent.mkdir(parents=True)
+    T.DEFAULT_LEDGER.write_text(json.dumps({"problem": "mathd_algebra_48", "script": "ring.", "run": "r1"}) + "\n")
+    T.ensure_inputs(spec, "")
+    assert replays == [["mathd_algebra_48"]]
+    written = [json.loads(line) for line in T.DEFAULT_LEDGER_RECORDS.read_text().splitlines()]
+    assert [(r["lemma"], r["tactic"]) for r in written] == [("mathd_algebra_48", "ring.")]
+    T.ensure_inputs(spec, "")                                    # up to date: not replayed again
+    assert len(replays) == 1
+    T.ensure_inputs("", "")                                      # not wanted: never built
+    assert len(replays) == 1
+    with T.DEFAULT_LEDGER.open("a") as ledger:
+        ledger.write(json.dumps({"problem": "mathd_algebra_10", "script": "lra.", "run": "r2"}) + "\n")
+    stamp = T.DEFAULT_LEDGER.stat().st_mtime
+    os.utime(T.DEFAULT_LEDGER_RECORDS, (stamp - 5, stamp - 5))  # the export came after the last build
+    assert T.ledger_records_stale()
+    T.ensure_inputs(spec, "")
+    assert replays[-1] == ["mathd_algebra_48", "mathd_algebra_10"] and not T.ledger_records_stale()
+
+
+def test_the_default_train_config_mixes_the_ledger(monkeypatch: pytest.MonkeyPatch) -> None:
+    from alphaprover.config import load_config
+
+    spec = str(load_config("train", []).get("supervised_file"))
+    assert T.DEFAULT_LEDGER_RECORDS in T.supervised_paths(spec)
+    assert T.DEFAULT_SCRIPTS in T.supervised_paths(spec)

@@ -16,6 +16,11 @@ gained names, comma-separated, for `alphaprover eval --problems` (the done-when'
 them beside the baseline), `--unseen-names` the loop-proved names no baseline file attempted yet
 (what the baseline still has to run; a missing file counts as empty). Reads, never writes.
 
+`--ledger LEDGER` adds the committed loop-proof ledger's rows (`analyze export-train-proofs`:
+earlier runs' proved train problems with their shortest verified scripts) for the problems this
+run's buffer has not proved: the done-when's "over the rounds" counts what every loop proved,
+though a replaced machine took the earlier runs' directories. Such rows show their run.
+
 Several baseline files (a running loop's new names get their baseline run by run, e.g. one per
 round) are read as one baseline: a problem counts as proved by it when any file's run proved it,
 as failed only when every run that attempted it failed — the conservative reading, so a problem
@@ -38,6 +43,7 @@ class LoopProof:
     name: str
     first_version: int
     scripts: list[str]
+    run: str = ""          # set for a proof read from the ledger (another run's)
 
     @property
     def shortest(self) -> str:
@@ -57,6 +63,19 @@ def loop_proofs(run_dir: Path, source: str) -> dict[str, LoopProof]:
         entry.first_version = min(entry.first_version, episode.weights_version)
         entry.scripts.append(episode.proof.strip())
     return proofs
+
+
+def with_ledger(proofs: dict[str, LoopProof], rows: list[dict], run_name: str) -> dict[str, LoopProof]:
+    """`proofs` plus one LoopProof per problem of the ledger `rows` the run did not prove: the
+    shortest script any other run's row gives it, with that row's run and version (this run's own
+    rows are its buffer's, read there)."""
+    merged = dict(proofs)
+    for row in sorted(rows, key=lambda row: (len(row["script"].split(".")), len(row["script"]), row["run"])):
+        if row["run"] == run_name or row["problem"] in merged:
+            continue
+        merged[row["problem"]] = LoopProof(row["problem"], int(row.get("first_version", 0)),
+                                           [row["script"]] * max(1, int(row.get("proofs", 1))), run=row["run"])
+    return merged
 
 
 def baseline_outcomes(eval_file: Path, method: str | None) -> tuple[str, dict[str, bool]]:
@@ -120,7 +139,8 @@ def report(method: str, eval_files: list[Path], proofs: dict[str, LoopProof], ba
              "| problem | first version | proofs | shortest script |", "|---|---:|---:|---|"]
     for proof in gained:
         script = " ".join(proof.shortest.split()).replace("|", "\\|")
-        lines.append(f"| {proof.name} | {proof.first_version} | {len(proof.scripts)} | `{script}` |")
+        version = f"{proof.run} v{proof.first_version}" if proof.run else str(proof.first_version)
+        lines.append(f"| {proof.name} | {version} | {len(proof.scripts)} | `{script}` |")
     return "\n".join(lines)
 
 
@@ -130,6 +150,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "a problem any of them proved counts as proved)")
     parser.add_argument("--method", default=None, help="the baseline method in those files (needed when a file has several)")
     parser.add_argument("--source", default="minif2f-rocq-train", help="the loop's problem source to read")
+    parser.add_argument("--ledger", type=Path, default=None,
+                        help="also count the loop-proof ledger's problems that other runs proved "
+                             "(data/loop-proofs/minif2f-rocq-train.jsonl)")
     parser.add_argument("--names", action="store_true",
                         help="print only the gained problem names, comma-separated (for `eval --problems`)")
     parser.add_argument("--unseen-names", action="store_true",
@@ -142,6 +165,12 @@ def run(run_dir: Path, args: argparse.Namespace) -> int:
     if not (run_dir / "buffer").is_dir():
         raise UsageError(f"{run_dir} has no replay buffer (buffer/)")
     proofs = loop_proofs(run_dir, args.source)
+    if args.ledger is not None:
+        from alphaprover.analyze.train_proofs import ledger_rows
+
+        if not args.ledger.is_file():
+            raise UsageError(f"no ledger {args.ledger}")
+        proofs = with_ledger(proofs, ledger_rows(args.ledger), run_dir.name)
     if args.unseen_names:
         present = [path for path in args.eval_files if path.is_file()]
         baseline = merged_baseline(present, args.method)[1] if present else {}
