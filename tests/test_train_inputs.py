@@ -147,7 +147,7 @@ def test_the_ledger_records_are_built_when_missing_and_rebuilt_when_the_ledger_i
 
     monkeypatch.chdir(tmp_path)
     replays = _record_ledger_replays(monkeypatch)
-    spec = "data/loop-proofs/records.jsonl*10"
+    spec = "data/loop-proofs/records.jsonl*60"
     T.ensure_inputs(spec, "")                                    # no ledger in this checkout: nothing to replay
     assert replays == [] and not T.DEFAULT_LEDGER_RECORDS.exists()
     T.DEFAULT_LEDGER.parent.mkdir(parents=True)
