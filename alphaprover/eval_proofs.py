@@ -118,6 +118,13 @@ def eval_proof_records(rows: Iterable[dict], benchmark: str, methods: frozenset[
     return list(records.values()), report
 
 
+def write_proof_records(path: Path, records: list[dict]) -> None:
+    """Write `records` (eval_proof_records') as JSON lines, atomically."""
+    from lean_interface.durable import write_atomic
+
+    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("eval_file", type=Path,
                         help="an `alphaprover eval` records file, or a loop-proof ledger (`analyze export-train-proofs`)")
@@ -132,7 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lean_interface.durable import read_jsonl, write_atomic
+    from lean_interface.durable import read_jsonl
 
     if not args.eval_file.is_file():
         raise UsageError(f"{args.eval_file}: no such eval records file")
@@ -143,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.eval_file}: not an eval records file nor a ledger (a line without `problem`)")
     methods = frozenset(part.strip() for part in args.methods.split(",") if part.strip())
     records, report = eval_proof_records(rows, args.benchmark, methods, args.source)
-    write_atomic(args.out_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_proof_records(args.out_file, records)
     print(f"{report.records} records from {len({r['lemma'] for r in records})} problems written to {args.out_file}: "
           f"{report.replayed} of {report.proofs} proofs replayed ({report.dropped} dropped); "
           f"{report.outside} proved rows outside {args.benchmark}, {report.refused} held out refused")

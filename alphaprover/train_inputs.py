@@ -16,7 +16,6 @@ name for it: a usage error that says how to build it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -112,15 +111,13 @@ def ledger_records_stale() -> bool:
 def _build_ledger_records() -> None:
     """Replay the ledger's scripts in Coq into supervised records (a minute or two: one short
     script per train problem), as `alphaprover eval-proofs LEDGER OUT --force` does."""
-    from alphaprover.analyze.train_proofs import ledger_rows
-    from alphaprover.eval_proofs import eval_proof_records
-    from lean_interface.durable import write_atomic
+    from alphaprover.analyze.ledger import ledger_rows
+    from alphaprover.eval_proofs import eval_proof_records, write_proof_records
 
     print(f"{DEFAULT_LEDGER_RECORDS} missing or older than {DEFAULT_LEDGER}: replaying the loop-proof ledger "
           "(alphaprover eval-proofs, a minute or two)")
     records, report = eval_proof_records(ledger_rows(DEFAULT_LEDGER), "minif2f-rocq-train")
-    DEFAULT_LEDGER_RECORDS.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(DEFAULT_LEDGER_RECORDS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_proof_records(DEFAULT_LEDGER_RECORDS, records)
     print(f"{report.records} records from {report.replayed} of {report.proofs} ledger proofs "
           f"({report.dropped} did not replay)")
 
@@ -201,5 +198,6 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
     return records
 
 
-__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS", "DEFAULT_SCRIPTS", "LIBRARY_SOURCE", "ensure_factory",
-           "ensure_inputs", "ledger_records_stale", "load_library", "read_records", "supervised_parts", "supervised_paths"]
+__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS", "DEFAULT_SCRIPTS",
+           "LIBRARY_SOURCE", "ensure_factory", "ensure_inputs", "ledger_records_stale", "load_library", "read_records",
+           "supervised_parts", "supervised_paths"]

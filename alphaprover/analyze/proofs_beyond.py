@@ -47,7 +47,12 @@ class LoopProof:
 
     @property
     def shortest(self) -> str:
-        return min(self.scripts, key=lambda s: (len(s.split(".")), len(s)))
+        return min(self.scripts, key=script_length)
+
+
+def script_length(script: str) -> tuple[int, int]:
+    """The order `shortest` picks by: sentences, then characters."""
+    return len(script.split(".")), len(script)
 
 
 def loop_proofs(run_dir: Path, source: str) -> dict[str, LoopProof]:
@@ -70,7 +75,7 @@ def with_ledger(proofs: dict[str, LoopProof], rows: list[dict], run_name: str) -
     shortest script any other run's row gives it, with that row's run and version (this run's own
     rows are its buffer's, read there)."""
     merged = dict(proofs)
-    for row in sorted(rows, key=lambda row: (len(row["script"].split(".")), len(row["script"]), row["run"])):
+    for row in sorted(rows, key=lambda row: (*script_length(row["script"]), row["run"])):
         if row["run"] == run_name or row["problem"] in merged:
             continue
         merged[row["problem"]] = LoopProof(row["problem"], int(row.get("first_version", 0)),
@@ -166,7 +171,7 @@ def run(run_dir: Path, args: argparse.Namespace) -> int:
         raise UsageError(f"{run_dir} has no replay buffer (buffer/)")
     proofs = loop_proofs(run_dir, args.source)
     if args.ledger is not None:
-        from alphaprover.analyze.train_proofs import ledger_rows
+        from alphaprover.analyze.ledger import ledger_rows
 
         if not args.ledger.is_file():
             raise UsageError(f"no ledger {args.ledger}")

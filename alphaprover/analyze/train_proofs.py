@@ -23,26 +23,9 @@ import argparse
 import json
 from pathlib import Path
 
+from alphaprover.analyze.ledger import ledger_rows
 from alphaprover.analyze.proofs_beyond import loop_proofs
 from alphaprover.config import UsageError
-
-
-def ledger_rows(path: Path) -> list[dict]:
-    """The ledger's rows ([] when the file does not exist); UsageError for a malformed line."""
-    if not path.is_file():
-        return []
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            if not isinstance(row, dict) or not {"problem", "script", "run"} <= row.keys():
-                raise ValueError
-        except ValueError:
-            raise UsageError(f"{path}:{number}: not a ledger row (problem, script, run, …)") from None
-        rows.append(row)
-    return rows
 
 
 def merged_ledger(existing: list[dict], run_name: str, proofs: dict) -> list[dict]:

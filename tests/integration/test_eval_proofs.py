@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from alphaprover.analyze.train_proofs import ledger_rows
+from alphaprover.analyze.ledger import ledger_rows
 from alphaprover.cli import main
 from alphaprover.eval_proofs import eval_proof_records
 from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
