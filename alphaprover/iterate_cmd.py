@@ -98,6 +98,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
         check_source_weights(settings, train)  # before the run directory is made
     except ValueError as error:
         raise UsageError(str(error)) from None
+    known_proved = known_proved_targets(settings.known_proofs)
     heldout = heldout_problems(files)
     run_dir = Path(settings.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -141,7 +142,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
                                  make_learner=learner_factory(str(plain.get("ray_address") or "")),
                                  competition_sources=benchmark_sources(specs),
                                  subgoal_maker=SubgoalTheorems() if settings.subgoal_sources else None,
-                                 subgoal_lemmas=SubgoalLemmas(lemma_file) if lemma_file is not None else None)
+                                 subgoal_lemmas=SubgoalLemmas(lemma_file) if lemma_file is not None else None,
+                                 known_proved=known_proved)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"expert iteration: {len(train)} train problems, held-out slice {len(driver.heldout_slice)} of "
@@ -233,6 +235,24 @@ def competition_referencer(spec: str) -> Callable[[], list[dict]] | None:
     return lambda: reference_steps(str(path))
 
 
+def known_proved_targets(spec: str) -> frozenset[str]:
+    """The competition targets `iteration.known_proofs` (a loop-proof ledger; a relative path is
+    read from the working directory, else from the repository) lists; empty when off. UsageError
+    when the named file is missing or malformed: a typo would otherwise search every target
+    without a word."""
+    if not spec:
+        return frozenset()
+    from alphaprover.analyze.ledger import ledger_rows
+    from lean_interface.problems.benchmarks import REPO_ROOT
+
+    path = Path(spec)
+    if not path.is_absolute() and not path.is_file():
+        path = REPO_ROOT / spec
+    if not path.is_file():
+        raise UsageError(f"iteration.known_proofs: {spec} not found")
+    return frozenset(str(row["problem"]) for row in ledger_rows(path))
+
+
 def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
     """Every step of the held-out items' own proof scripts, replayed in Coq, as rows (problem, goal,
     tactic, steps still to go): evaluation references, never learner data."""
@@ -249,5 +269,5 @@ def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
             for r in records if r.lemma in ids]
 
 
-__all__ = ["competition_referencer", "ensure_factory", "heldout_problems", "logprob_scorer", "pool_actor_settings",
+__all__ = ["competition_referencer", "ensure_factory", "heldout_problems", "known_proved_targets", "logprob_scorer", "pool_actor_settings",
            "run_expert_iteration", "script_references"]

@@ -91,7 +91,7 @@ class ExpertIteration:
                  competition_referencer: Callable[[], list[dict]] | None = None,
                  library: Sequence[TrainingRecord] = (), make_learner: Callable[..., Any] = Learner,
                  competition_sources: Collection[str] = (), subgoal_maker: SubgoalMaker | None = None,
-                 subgoal_lemmas: LemmaRecorder | None = None) -> None:
+                 subgoal_lemmas: LemmaRecorder | None = None, known_proved: Collection[str] = ()) -> None:
         self.cfg = cfg
         self.run_dir = Path(cfg.run_dir)
         harvester = None
@@ -122,7 +122,7 @@ class ExpertIteration:
         self.heldout_slice = self.files.fixed_heldout_slice([p.id for p in heldout], cfg.heldout_selection,
                                                             cfg.heldout_problems)
         self.phases = Phases(cfg, self.files, by_id, {p.id: p for p in heldout}, self.heldout_slice, self.buffer,
-                             self.learner, make_pool, writer, harvester)
+                             self.learner, make_pool, writer, harvester, known_proved)
         self.measurements = Measurements(self.files, self.heldout_slice, self.buffer, self.learner,
                                          Scorers(value_scorer, topk_scorer, logprob_scorer, script_referencer,
                                                  competition_referencer), writer,

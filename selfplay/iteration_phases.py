@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from search.value_units import UNPROVED_STEPS
 from selfplay.actor import SourceProblem
@@ -71,8 +71,9 @@ class Phases:
     def __init__(self, cfg: ExpertIterationConfig, files: RunFiles, train: dict[str, SourceProblem],
                  heldout: Mapping[str, SourceProblem], heldout_slice: Sequence[str], buffer: ReplayBuffer,
                  learner: LearnerService, make_pool: PoolFactory, writer=None,
-                 harvester: SubgoalHarvester | None = None) -> None:
+                 harvester: SubgoalHarvester | None = None, known_proved: Collection[str] = ()) -> None:
         self.cfg, self.files, self.train, self.heldout_slice = cfg, files, train, heldout_slice
+        self.known_proved = frozenset(known_proved)
         self.heldout, self.harvester = heldout, harvester
         self.buffer, self.learner, self.make_pool, self.writer = buffer, learner, make_pool, writer
         self.on_progress: ProgressHook | None = None
@@ -120,12 +121,14 @@ class Phases:
         `curriculum: family` the factory's share is drawn family by family, weighed by each
         family's search record, and every other source's share target by target (a competition
         problem with its variants), weighed toward targets proved sometimes, not always
-        (`selfplay.curriculum.frontier_weight`). The plan depends on the rounds before this one
-        only, so a resumed round searches what it planned."""
+        (`selfplay.curriculum.frontier_weight`). A competition target in `known_proved` (another
+        run's proof, `iteration.known_proofs`) counts as proved: neither it nor its variants or
+        subgoals are planned. The plan depends on the rounds before this one (and the ledger) only,
+        so a resumed round searches what it planned."""
         count = self.cfg.problems_per_round
         history = self.files.search_history(before_round=round_index)
         attempts, proved = tally(history)
-        candidates = [p for p in sorted(self.train) if p not in proved]
+        candidates = [p for p in sorted(self.train) if p not in proved and not self.proved_elsewhere(p)]
         random.Random(f"{self.cfg.seed}/{round_index}").shuffle(candidates)
         candidates.sort(key=lambda p: attempts.get(p, 0))
         if self.cfg.curriculum == "family":
@@ -143,6 +146,12 @@ class Phases:
         plan = balanced_by_source(candidates, lambda p: self.train[p].source, self.cfg.source_weights)[:count]
         done_now = {row["problem"] for row in read_rows(self.files.search_path(round_index))}
         return [p for p in plan if p not in done_now]
+
+    def proved_elsewhere(self, problem: str) -> bool:
+        """Whether `problem` is a competition target, or a variant or subgoal of one, that
+        `known_proved` lists (factory items never are: their names are not targets)."""
+        return bool(self.known_proved) and self.train[problem].source != CURRICULUM_SOURCE \
+            and target_of(problem) in self.known_proved
 
     def searched_by_policy(self, round_index: int, problem: str) -> bool:
         """Whether `problem` is searched with the policy alone in round `round_index`: a draw from

@@ -125,6 +125,11 @@ class ExpertIterationConfig(LoopConfig):
     # hand-checked proofs of train problems (`alphaprover probe` references) whose hardest step's log-prob
     # the curve follows each round (`competition_bottleneck`); "" = not measured
     competition_references: str = "data/probe/train-references.jsonl"
+    # a loop-proof ledger (data/loop-proofs/minif2f-rocq-train.jsonl): the competition targets it lists count
+    # as proved when a round plans its search — neither they nor their variants or subgoals are searched —
+    # so the search goes to targets no run has proved (their proofs reach the learner as demonstrations);
+    # "" = off (every target is searched until this run proves it)
+    known_proofs: str = ""
 
     LABEL = "expert iteration config"
 

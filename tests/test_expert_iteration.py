@@ -443,6 +443,45 @@ def test_a_family_curriculum_draws_competition_targets_near_the_frontier(tmp_pat
     assert {"minif2f-rocq-train/near", "minif2f-rocq-train/far"} <= set(plan)
 
 
+def test_targets_another_run_proved_are_not_planned(tmp_path: Path) -> None:
+    """`known_proved` (`iteration.known_proofs`, a loop-proof ledger's targets): a listed train
+    problem, its variants and its subgoals drop out of the plan, so the competition share goes to
+    targets no run has proved; a factory item that happens to share a listed name stays; the same
+    run without the ledger plans them all."""
+    train = [problem("known"), problem("open_0")] + \
+        [problem(target, "minif2f-rocq-train") for target in ("known", "open")] + \
+        [problem(f"{target}_v{i}", "variants") for target in ("known", "open") for i in (1, 2)] + \
+        [problem(f"{target}_sg0_1", "subgoals") for target in ("known", "open")]
+    plans = {}
+    for name, known in (("off", ()), ("ledger", {"known", "elsewhere"})):
+        cfg = ExpertIterationConfig.from_dict({
+            "run_dir": str(tmp_path / name), "checkpoint": str(CHECKPOINT), "problems_per_round": 40,
+            "heldout_problems": 1, "curriculum": "family", "learner": {"quantization": ""}})
+        driver = ExpertIteration(cfg, train, [problem("h0", "heldout")], [], lambda kind, ids: None,
+                                 known_proved=known)
+        plans[name] = driver.search_batch(0)
+    assert sorted(plans["off"]) == sorted(p.id for p in train)
+    assert sorted(plans["ledger"]) == ["factory/known", "factory/open_0", "minif2f-rocq-train/open",
+                                       "subgoals/open_sg0_1", "variants/open_v1", "variants/open_v2"]
+
+
+def test_known_proofs_reads_the_ledgers_targets_and_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    from alphaprover.config import UsageError, load_config, to_plain
+    from alphaprover.iterate_cmd import known_proved_targets
+
+    assert known_proved_targets("") == frozenset()
+    committed = known_proved_targets("data/loop-proofs/minif2f-rocq-train.jsonl")   # found from the repository
+    assert len(committed) >= 100 and "aime_1984_p15" in committed
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text(json.dumps({"problem": "p1", "script": "lia.", "run": "r"}) + "\n"
+                      + json.dumps({"problem": "p1", "script": "nia.", "run": "s"}) + "\n")
+    assert known_proved_targets(str(ledger)) == {"p1"}
+    with pytest.raises(UsageError, match="known_proofs: .*none.jsonl not found"):
+        known_proved_targets(str(tmp_path / "none.jsonl"))
+    composed = to_plain(load_config("train", [f"iteration.known_proofs={ledger}"]))
+    assert ExpertIterationConfig.from_train_config(composed).known_proofs == str(ledger)
+
+
 def _round_one_attempts(cfg: ExpertIterationConfig, train: list, earlier: list[tuple[str, bool]]) -> list[Attempt]:
     """The attempts round 1's search submits after a round 0 whose search rows are `earlier`
     ((problem, proved)); the pool replays nothing, it records."""
