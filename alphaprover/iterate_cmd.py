@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.policy_config import POLICY_DEFAULTS
-from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint,
+from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint, resolve_repo_path,
                                  sampling_temperatures)
 from alphaprover.train_inputs import ensure_factory, ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
@@ -222,11 +222,7 @@ def competition_referencer(spec: str) -> Callable[[], list[dict]] | None:
     when the file is missing (said once)."""
     if not spec:
         return None
-    from lean_interface.problems.benchmarks import REPO_ROOT
-
-    path = Path(spec)
-    if not path.is_absolute() and not path.is_file():
-        path = REPO_ROOT / spec
+    path = resolve_repo_path(spec)
     if not path.is_file():
         print(f"warning: competition references {spec} not found; competition_bottleneck not measured")
         return None
@@ -243,11 +239,8 @@ def known_proved_targets(spec: str) -> frozenset[str]:
     if not spec:
         return frozenset()
     from alphaprover.analyze.ledger import ledger_rows
-    from lean_interface.problems.benchmarks import REPO_ROOT
 
-    path = Path(spec)
-    if not path.is_absolute() and not path.is_file():
-        path = REPO_ROOT / spec
+    path = resolve_repo_path(spec)
     if not path.is_file():
         raise UsageError(f"iteration.known_proofs: {spec} not found")
     return frozenset(str(row["problem"]) for row in ledger_rows(path))
@@ -269,5 +262,5 @@ def script_references(problem_ids: list[str], files: list[Path]) -> list[dict]:
             for r in records if r.lemma in ids]
 
 
-__all__ = ["competition_referencer", "ensure_factory", "heldout_problems", "known_proved_targets", "logprob_scorer", "pool_actor_settings",
-           "run_expert_iteration", "script_references"]
+__all__ = ["competition_referencer", "ensure_factory", "heldout_problems", "known_proved_targets", "logprob_scorer",
+           "pool_actor_settings", "run_expert_iteration", "script_references"]

@@ -49,11 +49,18 @@ def build_settings(cfg: dict[str, Any]) -> tuple[Method, SearchSettings, Budget]
     return method, settings, budget
 
 
-def resolve_checkpoint(path: str) -> Path:
+def resolve_repo_path(path: str) -> Path:
+    """`path` as given when absolute or present in the working directory, else under the
+    repository (bundled files — the checkpoint, the ledger, the probe references — are named
+    relative to it, so commands work from any directory)."""
     candidate = Path(path)
     if not candidate.is_absolute() and not candidate.exists():
         candidate = REPO_ROOT / candidate
     return candidate
+
+
+def resolve_checkpoint(path: str) -> Path:
+    return resolve_repo_path(path)
 
 
 def action_mode(cfg: dict[str, Any]) -> ActionMode:
@@ -192,4 +199,5 @@ def vocabulary_for(backend: dict[str, Any]) -> TacticVocabulary:
 
 
 __all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_lemmas",
-           "build_settings", "lemma_count", "resolve_theorem", "vocabulary_for"]
+           "build_settings", "lemma_count", "resolve_checkpoint", "resolve_repo_path", "resolve_theorem",
+           "vocabulary_for"]
