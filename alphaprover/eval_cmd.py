@@ -28,7 +28,7 @@ from alphaprover.config import UsageError, new_run_dir, save_config, to_plain
 from alphaprover.eval_records import ProblemRecord, RecordWriter, read_records
 from alphaprover.eval_report import differences_table, markdown_table, plot_pass_rate, search_depth_table, summarise
 from alphaprover.eval_runner import ProblemRunner, parse_method_label, split_checkpoint
-from alphaprover.runtime import build_settings, policy_decoding, resolve_checkpoint, sampling_temperatures
+from alphaprover.runtime import build_settings, policy_decoding, resolve_repo_path, sampling_temperatures
 from lean_interface.problems.benchmarks import Problem, load_benchmark
 
 
@@ -96,7 +96,7 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     for label in methods:
         base, checkpoint = split_checkpoint(label)
         parse_method_label(base)  # ValueError (exit 2) on an unknown method, expansion or option
-        if checkpoint is not None and not _is_checkpoint(resolve_checkpoint(checkpoint)):
+        if checkpoint is not None and not _is_checkpoint(resolve_repo_path(checkpoint)):
             raise UsageError(f"method {label}: no checkpoint at {checkpoint}")
     if not methods:
         raise UsageError("--methods is empty")

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.policy_config import POLICY_DEFAULTS
-from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_checkpoint, resolve_repo_path,
+from alphaprover.runtime import (action_mode, build_settings, policy_decoding, resolve_repo_path,
                                  sampling_temperatures)
 from alphaprover.train_inputs import ensure_factory, ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
@@ -72,7 +72,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     from ttrl.variants import SubgoalTheorems
 
     plain = to_plain(cfg)
-    plain["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
+    plain["checkpoint"] = str(resolve_repo_path(str(plain["checkpoint"])))
     try:
         settings = ExpertIterationConfig.from_train_config(plain)
         ActorConfig.from_dict(plain.get("actor") or {})

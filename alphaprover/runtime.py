@@ -59,10 +59,6 @@ def resolve_repo_path(path: str) -> Path:
     return candidate
 
 
-def resolve_checkpoint(path: str) -> Path:
-    return resolve_repo_path(path)
-
-
 def action_mode(cfg: dict[str, Any]) -> ActionMode:
     """The config's action set (`actions=network|fixed|mixed`)."""
     try:
@@ -139,7 +135,7 @@ def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None
     vocabulary = vocabulary_for(cfg["backend"])
     if mode is ActionMode.FIXED:
         return action_evaluator(mode, None, vocabulary), "fixed tactic list (no network)"
-    checkpoint = resolve_checkpoint(str(cfg["checkpoint"]))
+    checkpoint = resolve_repo_path(str(cfg["checkpoint"]))
     from networks.checkpoint import is_checkpoint
 
     if not is_checkpoint(checkpoint):
@@ -199,5 +195,5 @@ def vocabulary_for(backend: dict[str, Any]) -> TacticVocabulary:
 
 
 __all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_lemmas",
-           "build_settings", "lemma_count", "resolve_checkpoint", "resolve_repo_path", "resolve_theorem",
+           "build_settings", "lemma_count", "resolve_repo_path", "resolve_theorem",
            "vocabulary_for"]

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from alphaprover.config import UsageError, save_config, to_plain
 from alphaprover.iterate_cmd import run_expert_iteration
-from alphaprover.runtime import action_mode, build_settings, resolve_checkpoint
+from alphaprover.runtime import action_mode, build_settings, resolve_repo_path
 from alphaprover.policy_config import PolicyConfig
 from alphaprover.train_inputs import ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
@@ -54,7 +54,7 @@ def run_train(cfg: DictConfig) -> int:
 def run_selfplay(cfg: DictConfig) -> int:
     plain = to_plain(cfg)
     settings_dict = {k: v for k, v in plain.items() if k not in CLI_KEYS}
-    settings_dict["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
+    settings_dict["checkpoint"] = str(resolve_repo_path(str(plain["checkpoint"])))
     try:
         settings = SelfPlayConfig.from_dict(settings_dict)
         ActorConfig.from_dict(plain.get("actor") or {})

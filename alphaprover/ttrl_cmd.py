@@ -27,7 +27,7 @@ from typing import Any, Sequence
 from omegaconf import DictConfig
 
 from alphaprover.config import UsageError, save_config, to_plain
-from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_checkpoint,
+from alphaprover.runtime import (action_mode, backend_language, build_env, build_settings, resolve_repo_path,
                                  resolve_theorem)
 from alphaprover.train_cmd import CLI_KEYS
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_supervised
@@ -105,7 +105,7 @@ def refuse_dev_targets(targets: Sequence[Target]) -> None:
 def _split_config(plain: dict[str, Any]) -> tuple[SelfPlayConfig, TTRLConfig, dict[str, float]]:
     ignored = set(CLI_KEYS) | set(_TTRL_KEYS) | set(_SCHEDULE_KEYS)
     settings_dict = {k: v for k, v in plain.items() if k not in ignored}
-    settings_dict["checkpoint"] = str(resolve_checkpoint(str(plain["checkpoint"])))
+    settings_dict["checkpoint"] = str(resolve_repo_path(str(plain["checkpoint"])))
     try:
         settings = SelfPlayConfig.from_dict(settings_dict)
         ttrl = TTRLConfig.from_dict({k: plain[k] for k in _TTRL_KEYS if k in plain})
