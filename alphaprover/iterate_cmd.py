@@ -26,6 +26,7 @@ from alphaprover.train_inputs import ensure_factory, ensure_inputs, load_library
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_sources, load_supervised
 from search.action_set import ActionMode
 from selfplay.actor import ActorConfig, SourceProblem
+from selfplay.hold_out import HoldOut
 
 def factory_files(specs: list[str]) -> list[Path]:
     """The files of the `factory:` sources among `specs` (parsed as the sources module parses them)."""
@@ -65,6 +66,24 @@ def heldout_problems(files: list[Path]) -> list[SourceProblem]:
     return problems
 
 
+def run_hold_out(benchmarks: tuple[str, ...]) -> HoldOut:
+    """The run's own held-out benchmarks (`iteration.hold_out`); a name that loads nothing is a usage error."""
+    try:
+        return HoldOut.of(benchmarks)
+    except ValueError as error:
+        raise UsageError(f"iteration.hold_out: {error}") from None
+
+
+def train_problems(specs: list[str], hold_out: HoldOut) -> list[SourceProblem]:
+    """The problems of the source `specs`, less those `hold_out` names (by name, variant or
+    statement; how many is said in one line)."""
+    train, held = hold_out.split(load_sources(specs))
+    if held:
+        print(f"iteration.hold_out: {len(held)} source problems of {', '.join(hold_out.benchmarks)} "
+              "(by name, variant or statement) left out")
+    return train
+
+
 def run_expert_iteration(cfg: DictConfig) -> int:
     from selfplay.expert_iteration import ExpertIteration, ExpertIterationConfig, check_source_weights
     from selfplay.ray_learner import learner_factory
@@ -93,7 +112,8 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     if not files:
         raise UsageError("loop=expert_iteration needs a factory:<jsonl> source (its held-out items are the curve)")
     ensure_inputs(str(plain.get("supervised_file") or ""), str(plain.get("library_file") or ""), files)
-    train = load_sources(specs)
+    hold_out = run_hold_out(settings.hold_out)
+    train = train_problems(specs, hold_out)
     try:
         check_source_weights(settings, train)  # before the run directory is made
     except ValueError as error:
@@ -103,7 +123,7 @@ def run_expert_iteration(cfg: DictConfig) -> int:
     run_dir = Path(settings.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir)
-    supervised = load_supervised(str(plain.get("supervised_file") or ""))
+    supervised = load_supervised(str(plain.get("supervised_file") or ""), hold_out)
     library = load_library(str(plain.get("library_file") or ""), [str(r) for r in plain.get("library_roots") or []])
 
     from torch.utils.tensorboard import SummaryWriter

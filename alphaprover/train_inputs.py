@@ -55,15 +55,16 @@ def supervised_paths(spec: str) -> list[Path]:
     return [path for path, _ in supervised_parts(spec)]
 
 
-def read_records(file: Path, source: str, keep: Callable[[str], bool] = lambda source_file: True
-                 ) -> list[TrainingRecord]:
+def read_records(file: Path, source: str, keep: Callable[[str], bool] = lambda source_file: True,
+                 keep_lemma: Callable[[str], bool] | None = None) -> list[TrainingRecord]:
     """The (goal, tactic, steps) records of `file` as learner records of `source`, ssreflect
     tactics dropped (they cannot run in plain-Coq problems), only those whose source file `keep`
-    accepts; a malformed file is a usage error."""
+    accepts and whose problem `keep_lemma` accepts (a run's `iteration.hold_out`); a malformed
+    file is a usage error."""
     from networks.dataset import is_ssreflect_tactic, read_examples
 
     try:
-        examples = read_examples(file)
+        examples = read_examples(file, keep_lemma)
     except ValueError as error:
         raise UsageError(str(error)) from None
     return [TrainingRecord(e.goal, e.tactic, e.steps, source) for e in examples

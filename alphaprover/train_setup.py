@@ -19,6 +19,7 @@ from alphaprover.train_inputs import read_records, supervised_parts
 from search.action_set import ActionMode, action_evaluator
 from selfplay.actor import Actor, ActorConfig, SourceProblem
 from selfplay.episode import TrainingRecord
+from selfplay.hold_out import HoldOut
 
 
 def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
@@ -39,19 +40,31 @@ def load_sources(specs: Sequence[str]) -> list[SourceProblem]:
     return problems
 
 
-def load_supervised(paths: str) -> list[TrainingRecord]:
+def load_supervised(paths: str, hold_out: HoldOut = HoldOut()) -> list[TrainingRecord]:
     """The supervised records mixed into learner batches (ssreflect tactics dropped): every file of
     the comma-separated `paths` (`alphaprover extract`'s stdlib records, `alphaprover factory
     scripts=…`'s demonstrations); `file*N` (N ≥ 1) counts a file's records N times, so a small
-    file can weigh more in the mix than its size; a missing file is skipped with a one-line
-    warning saying what makes it, a malformed one (or a bad weight) is a usage error."""
+    file can weigh more in the mix than its size; records of a `hold_out` problem are left out
+    (said in one line per file); a missing file is skipped with a one-line warning saying what
+    makes it, a malformed one (or a bad weight) is a usage error."""
     records: list[TrainingRecord] = []
     for file, times in supervised_parts(paths):
         if not file.is_file():
             maker = f"alphaprover factory reuse=true scripts={file}" if "script" in file.name else "alphaprover extract"
             print(f"warning: {file} not found (run `{maker}`); not mixed into learner batches")
             continue
-        records += read_records(file, "supervised") * times
+        left_out: list[str] = []
+
+        def keep_lemma(lemma: str) -> bool:
+            kept = hold_out.keeps_lemma(lemma)
+            if not kept:
+                left_out.append(lemma)
+            return kept
+
+        records += read_records(file, "supervised", keep_lemma=keep_lemma if hold_out else None) * times
+        if left_out:
+            print(f"{file}: {len(left_out)} records of {len(set(left_out))} hold_out problems "
+                  f"({', '.join(hold_out.benchmarks)}) left out")
     return records
 
 

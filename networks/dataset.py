@@ -15,7 +15,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import torch
 
@@ -35,11 +35,12 @@ class HeldOutRecord(ValueError):
     """A dataset record of a problem that is never trained on."""
 
 
-def read_examples(path: str | Path) -> list[Example]:
-    """All records of a JSONL file; ValueError (one line) on a missing file or a bad record, and
-    `HeldOutRecord` on a record whose `lemma` is a held-out competition problem (the dev subset,
-    the test split, or a variant of one: `held_out_problem_of`) — whatever wrote the file, no
-    training input carries one."""
+def read_examples(path: str | Path, keep_lemma: Callable[[str], bool] | None = None) -> list[Example]:
+    """All records of a JSONL file — only those whose `lemma` (a problem name, "" for none)
+    `keep_lemma` accepts, when given (a run's own held-out benchmarks, `selfplay.hold_out`);
+    ValueError (one line) on a missing file or a bad record, and `HeldOutRecord` on a record whose
+    `lemma` is a held-out competition problem (the dev subset, the test split, or a variant of
+    one: `held_out_problem_of`) — whatever wrote the file, no training input carries one."""
     from lean_interface.problems.benchmarks import held_out_problem_of
 
     file = Path(path)
@@ -52,7 +53,7 @@ def read_examples(path: str | Path) -> list[Example]:
         held_out = held_out_problem_of(lemma)
         if held_out is not None:
             raise HeldOutRecord(f"{file}: a record of {held_out}, which is never trained on")
-    return [example for example, _ in rows]
+    return [example for example, lemma in rows if keep_lemma is None or keep_lemma(lemma)]
 
 
 def read_example_files(paths: str) -> list[Example]:

@@ -56,6 +56,7 @@ from typing import Any, Callable, Collection, Sequence
 from lean_interface.problems.benchmarks import held_out_problem_of
 from selfplay.actor import SourceProblem
 from selfplay.episode import TrainingRecord
+from selfplay.hold_out import HoldOut
 from selfplay.iteration_metrics import Measurements, Scorers
 from selfplay.iteration_phases import PoolFactory, Phases
 from selfplay.iteration_state import EVALUATE, LEARN, REFERENCE, SEARCH, IterationState, RunFiles
@@ -109,6 +110,11 @@ class ExpertIteration:
         dev = [reason for p in (*train, *heldout) if (reason := held_out_problem_of(p.theorem.name, p.theorem))]
         if dev:
             raise ValueError(f"dev-subset or test-split problems cannot enter expert iteration: {', '.join(dev[:3])}")
+        own = HoldOut.of(cfg.hold_out)
+        held = [reason for p in train if (reason := own.reason(p.id, p.theorem))]
+        if held:
+            raise ValueError(f"problems this run holds out (iteration.hold_out) among its train problems: "
+                             f"{', '.join(held[:3])}")
         check_source_weights(cfg, train)
         self.files = RunFiles(self.run_dir)
         if not cfg.resume and self.files.state_path.exists():

@@ -130,6 +130,10 @@ class ExpertIterationConfig(LoopConfig):
     # so the search goes to targets no run has proved (their proofs reach the learner as demonstrations);
     # "" = off (every target is searched until this run proves it)
     known_proofs: str = ""
+    # benchmarks this run never trains on beyond the dev subset and the test split (selfplay/hold_out.py),
+    # e.g. [minif2f-rocq-tune]: their problems, variants, subgoals and ledger records are left out of every
+    # input, so the run's versions can be compared on competition problems none of them saw
+    hold_out: tuple[str, ...] = ()
 
     LABEL = "expert iteration config"
 
@@ -151,6 +155,8 @@ class ExpertIterationConfig(LoopConfig):
         if not isinstance(self.subgoal_sources, (list, tuple)) \
                 or not all(isinstance(source, str) and source for source in self.subgoal_sources):
             raise ValueError("subgoal_sources must be a list of source names")
+        if not isinstance(self.hold_out, (list, tuple)) or not all(isinstance(spec, str) and spec for spec in self.hold_out):
+            raise ValueError("hold_out must be a list of benchmark names")
         if self.subgoals_per_attempt < 1 or self.max_subgoals_per_target < 0:
             raise ValueError("subgoals_per_attempt must be >= 1, max_subgoals_per_target >= 0")
         if self.heldout_selection not in HELDOUT_SELECTIONS:

@@ -7,6 +7,9 @@ The **dev subset** `minif2f-rocq-dev` — every 8th problem of miniF2F-rocq vali
 with the first (31 problems, 28 elaborate) — is for measuring only: no stage (pretraining,
 self-play, TTRL, tuning) may train or tune on it. `is_dev_problem` is the one test every problem
 source applies; `minif2f-rocq-train` is the other 213 valid problems, which later stages may use.
+Of those, the **tune slice** `minif2f-rocq-tune` (every 8th train problem by name from the 5th,
+27) is what a run may hold out (`iteration.hold_out`) to choose settings on problems it never
+trained on; `minif2f-rocq-fit` is the train split without it (186).
 
 A problem whose file cannot be parsed is kept as a `Problem` with an error, so an evaluation
 reports it instead of crashing.
@@ -18,6 +21,7 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from lean_interface.api import EnvError, Theorem
 from lean_interface.durable import BadLine, read_jsonl
@@ -45,7 +49,8 @@ class Problem:
 
 #: the dev subset: every DEV_STRIDE-th valid problem by name (docs/ARCHITECTURE.md §Data)
 DEV_STRIDE = 8
-_SUBSETS = {"minif2f-rocq-dev": ("minif2f-rocq-valid", True), "minif2f-rocq-train": ("minif2f-rocq-valid", False)}
+#: the tune slice: every TUNE_STRIDE-th train problem by name from the TUNE_OFFSET-th
+TUNE_STRIDE, TUNE_OFFSET = 8, 4
 
 
 @functools.cache
@@ -53,6 +58,27 @@ def dev_problem_names() -> frozenset[str]:
     """Names of the dev subset's problems."""
     names = sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v"))
     return frozenset(names[::DEV_STRIDE])
+
+
+@functools.cache
+def tune_problem_names() -> frozenset[str]:
+    """Names of the tune slice (`minif2f-rocq-tune`, 27 problems): every 8th train problem by name
+    from the 5th. A run that holds it out (`iteration.hold_out=[minif2f-rocq-tune]`) never trains
+    on it, so its versions can be compared on competition problems they never saw — the
+    measurement that settings are chosen on, since the dev subset may not be tuned on. Unlike the
+    dev subset it is part of the train split: runs that do not hold it out train on it."""
+    valid = sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v"))
+    train = [name for name in valid if name not in dev_problem_names()]
+    return frozenset(train[TUNE_OFFSET::TUNE_STRIDE])
+
+
+#: subsets of the valid split: name → which of its problem names it keeps
+_SUBSETS: dict[str, Callable[[str], bool]] = {
+    "minif2f-rocq-dev": lambda name: name in dev_problem_names(),
+    "minif2f-rocq-train": lambda name: name not in dev_problem_names(),
+    "minif2f-rocq-tune": lambda name: name in tune_problem_names(),
+    "minif2f-rocq-fit": lambda name: name not in dev_problem_names() and name not in tune_problem_names(),
+}
 
 
 def is_dev_problem(name: str) -> bool:
@@ -124,9 +150,7 @@ def load_benchmark(spec: str) -> list[Problem]:
     Raises ValueError (one line) when `spec` names nothing loadable.
     """
     if spec in _SUBSETS:
-        source, dev = _SUBSETS[spec]
-        dev_names = dev_problem_names()
-        return [p for p in load_benchmark(source) if (p.name in dev_names) == dev]
+        return [p for p in load_benchmark("minif2f-rocq-valid") if _SUBSETS[spec](p.name)]
     split: str | None = None
     if spec in BUNDLED:
         path, split = BUNDLED[spec]
