@@ -61,7 +61,7 @@ def load_supervised(paths: str, hold_out: HoldOut = HoldOut()) -> list[TrainingR
                 left_out.append(lemma)
             return kept
 
-        records += read_records(file, "supervised", keep_lemma=keep_lemma if hold_out else None) * times
+        records += read_records(file, "supervised", keep_lemma=keep_lemma) * times
         if left_out:
             print(f"{file}: {len(left_out)} records of {len(set(left_out))} hold_out problems "
                   f"({', '.join(hold_out.benchmarks)}) left out")

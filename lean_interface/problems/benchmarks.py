@@ -54,10 +54,15 @@ TUNE_STRIDE, TUNE_OFFSET = 8, 4
 
 
 @functools.cache
+def _valid_names() -> tuple[str, ...]:
+    """The valid split's problem names, sorted: what the dev subset and the tune slice stride over."""
+    return tuple(sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v")))
+
+
+@functools.cache
 def dev_problem_names() -> frozenset[str]:
     """Names of the dev subset's problems."""
-    names = sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v"))
-    return frozenset(names[::DEV_STRIDE])
+    return frozenset(_valid_names()[::DEV_STRIDE])
 
 
 @functools.cache
@@ -67,8 +72,7 @@ def tune_problem_names() -> frozenset[str]:
     on it, so its versions can be compared on competition problems they never saw — the
     measurement that settings are chosen on, since the dev subset may not be tuned on. Unlike the
     dev subset it is part of the train split: runs that do not hold it out train on it."""
-    valid = sorted(path.stem for path in BUNDLED["minif2f-rocq-valid"][0].glob("*.v"))
-    train = [name for name in valid if name not in dev_problem_names()]
+    train = [name for name in _valid_names() if name not in dev_problem_names()]
     return frozenset(train[TUNE_OFFSET::TUNE_STRIDE])
 
 
