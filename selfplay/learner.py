@@ -19,6 +19,14 @@ time (`benchmarks/learner_precision.py`, BENCHMARKS.md §Speed).
 so the later rounds of expert iteration move the weights less; run 6 used it (BENCHMARKS.md: its
 curve still flattens after round 2, within the measurement's noise).
 
+`keep_weight` > 0 adds keep_weight × KL(start ‖ policy), the divergence of the policy's next-token
+distributions from those of the run's version 0 (its starting weights, loaded once and frozen),
+teacher-forced on every tactic of the batch: the regulariser of KL-constrained fine-tuning, here
+against forgetting — replay moves the policy toward the loop's proofs, the term holds its whole
+distribution elsewhere (the pretraining's proposals on stdlib and factory goals, not only the one
+reference tactic the cross-entropy sees) near where it started. Costs one forward pass of the
+frozen weights a step; `benchmarks/keep_weight.py` measures what it keeps and what it slows.
+
 Files under `<run_dir>`:
   learner/            the resumable state: weights + tokenizer + `learner_state.pt`
                       (optimizer, step, version); rewritten every `checkpoint_every` steps.
@@ -76,6 +84,8 @@ class LearnerConfig:
     lr_half_life: int = 0           # > 0: the learning rate halves every this many learner steps (0 = constant)
     lr_min: float = 0.0             # the floor a decaying learning rate stops at
     precision: str = "fp32"         # fp32 | bf16 (bfloat16 autocast for forward and backward, any device)
+    keep_weight: float = 0.0        # > 0: + this × KL(start weights' policy ‖ the policy) on every tactic token
+                                    # of a batch, so the skills the run started with are not overwritten (0 = off)
 
     def __post_init__(self) -> None:
         if self.placement not in PLACEMENTS:
@@ -90,6 +100,8 @@ class LearnerConfig:
             raise ValueError("library_fraction must be within [0, 1 - replay_fraction]")
         if not 0.0 <= self.ema_decay < 1.0:
             raise ValueError("ema_decay must be within [0, 1)")
+        if self.keep_weight < 0.0:
+            raise ValueError("keep_weight must be >= 0")
         if self.lr_half_life < 0 or not 0.0 <= self.lr_min <= self.lr:
             raise ValueError("lr_half_life must be >= 0 and lr_min within [0, lr]")
         if self.batch_size < 1 or self.publish_every < 1 or self.checkpoint_every < 1:
@@ -156,6 +168,12 @@ class Learner:
             self.average = {name: (saved[name].to(self.device) if saved and name in saved else p.detach().clone())
                             for name, p in self.model.named_parameters()}
             self._averaged = (list(self.average.values()), [p.detach() for p in self.model.parameters()])
+        # the policy the KL term keeps the learner near: the run's version 0 (its starting weights)
+        self.keeper: ProverModel | None = None
+        if config.keep_weight > 0:
+            start = self.weights_dir / "v000000"
+            self.keeper, _, _ = load_checkpoint(start if is_checkpoint(start) else start_checkpoint, self.device)
+            self.keeper.eval().requires_grad_(False)
         if self.version == 0 and self.latest_weights() is None:
             self.publish()  # version 0 = the starting weights, so actors always have a checkpoint
 
@@ -170,6 +188,12 @@ class Learner:
         with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=self.config.precision == "bf16"):
             out = self.model(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
                              self.config.value_weight)
+            if self.keeper is not None:
+                with torch.no_grad():
+                    kept = self.keeper(batch["input_ids"], batch["attention_mask"], batch["labels"], batch["steps"],
+                                       self.config.value_weight)["logits"]
+                out["keep_kl"] = token_kl(kept, out["logits"], batch["labels"])
+                out["loss"] = out["loss"] + self.config.keep_weight * out["keep_kl"]
         if self._engine is not None:
             self._engine.backward(out["loss"])
             self._engine.step()
@@ -183,7 +207,7 @@ class Learner:
         self.step += 1
         if self.step % self.config.checkpoint_every == 0:
             self.save()
-        return {k: float(out[k].item()) for k in ("loss", "policy_loss", "value_loss")}
+        return {k: float(out[k].item()) for k in ("loss", "policy_loss", "value_loss", "keep_kl") if k in out}
 
     def losses(self, records: Sequence[TrainingRecord]) -> dict[str, float]:
         """Mean policy and value loss on `records` at the current weights (no step taken)."""
@@ -249,6 +273,19 @@ class Learner:
 
     def latest_weights(self) -> tuple[int, Path] | None:
         return latest_weights(self.weights_dir)
+
+
+def token_kl(reference_logits: torch.Tensor, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean over the tactic tokens (`labels` ≠ −100) of KL(reference ‖ model) between the two
+    models' next-token distributions, both teacher-forced on the same tactic: the divergence of the
+    policy from the reference's where the batch has a tactic (0 for a batch with none). Computed
+    in float32 whatever the autocast, so bf16 logits do not bias it."""
+    mask = labels != -100
+    if not bool(mask.any()):
+        return logits.sum() * 0.0
+    reference = torch.log_softmax(reference_logits[mask].float(), dim=-1)
+    model = torch.log_softmax(logits[mask].float(), dim=-1)
+    return (reference.exp() * (reference - model)).sum(-1).mean()
 
 
 def learner_device(name: str) -> torch.device:

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from fake_env import TableEnv
-from networks.checkpoint import save_checkpoint
+from networks.checkpoint import load_checkpoint, save_checkpoint
 from networks.evaluator import NetworkEvaluator
 from networks.model import ProverModel, ProverModelConfig
 from networks.sampling import score_tactics
@@ -25,7 +25,7 @@ from search.outcome import Outcome
 from search.solve import SearchSettings
 from selfplay.actor import Actor
 from selfplay.episode import Episode, TrainingRecord
-from selfplay.learner import Learner, LearnerConfig, latest_weights
+from selfplay.learner import Learner, LearnerConfig, latest_weights, token_kl
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer
 
 RECORDS = [TrainingRecord("n : nat\n⊢ n + 0 = n", "lia.", 1), TrainingRecord("⊢ 1 = 2", None, 40),
@@ -220,3 +220,56 @@ def test_a_bf16_learner_step_runs_under_autocast_and_keeps_float32_weights(tmp_p
     assert all(p.dtype == torch.float32 for p in load_checkpoint(path)[0].parameters())
     with pytest.raises(ValueError, match="learner precision must be one of fp32, bf16"):
         LearnerConfig(precision="fp16")
+
+
+def test_token_kl_is_the_mean_kl_over_tactic_tokens_only() -> None:
+    torch.manual_seed(0)
+    reference, logits = torch.randn(2, 3, 5), torch.randn(2, 3, 5)
+    labels = torch.tensor([[1, 2, -100], [3, -100, -100]])
+    mask = labels != -100
+    expected = torch.nn.functional.kl_div(torch.log_softmax(logits[mask], -1), torch.log_softmax(reference[mask], -1),
+                                          log_target=True, reduction="batchmean")
+    assert token_kl(reference, logits, labels).item() == pytest.approx(expected.item(), rel=1e-5)
+    assert token_kl(reference, reference, labels).item() == pytest.approx(0.0, abs=1e-6)
+    changed = logits.clone()
+    changed[0, 2] += 100.0   # a padded position: not counted
+    assert token_kl(reference, changed, labels).item() == pytest.approx(expected.item(), rel=1e-5)
+    assert token_kl(reference, logits, torch.full_like(labels, -100)).item() == 0.0
+
+
+def test_keep_weight_holds_the_policy_near_its_starting_weights(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    """On batches that mix a new record with earlier ones (as replay mixes with the supervised and
+    library records), the policy's whole distribution on the earlier ones moves less from version
+    0's with the KL term than without it; the term starts at 0 (the weights are version 0's) and,
+    resumed, still compares with version 0, not with the resumed weights."""
+    from selfplay.learner import collate_records
+
+    others = [r for r in RECORDS if r.tactic and r.tactic != "lra."]
+    batch = [RECORDS[3], RECORDS[3], *others]
+    start = load_checkpoint(tiny_checkpoint)[0].eval()
+
+    def divergence(model: ProverModel, tokenizer: ProofTokenizer) -> float:
+        rows = collate_records(others, tokenizer, model)
+        args = [rows[k] for k in ("input_ids", "attention_mask", "labels", "steps")]
+        with torch.no_grad():
+            return token_kl(start(*args, 0.1)["logits"], model.eval()(*args, 0.1)["logits"], rows["labels"]).item()
+
+    def run(keep_weight: float, name: str) -> tuple[float, list[dict[str, float]]]:
+        torch.manual_seed(0)
+        learner = Learner(tmp_path / name, tiny_checkpoint, LearnerConfig(batch_size=4, lr=1e-2, quantization="",
+                                                                          checkpoint_every=3, keep_weight=keep_weight))
+        losses = [learner.train_batch(batch) for _ in range(6)]
+        return divergence(learner.model, learner.tokenizer), losses
+
+    free, free_losses = run(0.0, "free")
+    kept, kept_losses = run(3.0, "kept")
+    assert "keep_kl" not in free_losses[0]
+    assert kept_losses[0]["keep_kl"] == pytest.approx(0.0, abs=1e-6)
+    assert kept_losses[-1]["keep_kl"] > 0.0
+    assert kept < 0.5 * free, (kept, free)
+    resumed = Learner(tmp_path / "kept", tiny_checkpoint, LearnerConfig(batch_size=4, quantization="", keep_weight=3.0))
+    assert resumed.step == 6
+    for (name, param), (_, kept_param) in zip(start.named_parameters(), resumed.keeper.named_parameters()):
+        assert torch.equal(param, kept_param), name
+    with pytest.raises(ValueError, match="keep_weight"):
+        LearnerConfig(keep_weight=-1.0)
