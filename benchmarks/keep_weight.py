@@ -10,7 +10,7 @@ supervised files and the stdlib library at the run's own fractions and hold-out 
 `RUN/config.yaml`), and fed to every learner in turn with dropout seeded alike. Before and after,
 teacher-forced policy loss (nats per tactic token, float32) of each learner on:
 
-- `stdlib`: records of `data/extracted/valid.jsonl` under Reals/ZArith/Arith (the library the
+- `stdlib`: records of `data/extracted/valid.jsonl` under the run's `library_roots` (the library the
   pretraining taught; never trained on by the run);
 - `factory slice`: the steps of the run's held-out factory items' reference scripts
   (`RUN/script_references.jsonl`; the factory skills, on items the run never trains on);
@@ -44,7 +44,9 @@ from networks.model import ProverModel  # noqa: E402
 from networks.tokenizer import ProofTokenizer  # noqa: E402
 from selfplay.episode import TrainingRecord  # noqa: E402
 from selfplay.hold_out import HoldOut  # noqa: E402
-from selfplay.learner import Learner, LearnerConfig, collate_records  # noqa: E402
+from networks.dataset import Example, encode_examples  # noqa: E402
+from networks.train_eval import ValueBaseline, teacher_forced_metrics  # noqa: E402
+from selfplay.learner import Learner, LearnerConfig  # noqa: E402
 from selfplay.replay_buffer import MixedSampler, ReplayBuffer  # noqa: E402
 
 LEDGER_RECORDS = ROOT / "data" / "loop-proofs" / "records.jsonl"
@@ -52,21 +54,13 @@ STDLIB_VALID = ROOT / "data" / "extracted" / "valid.jsonl"
 
 
 def policy_loss(model: ProverModel, tokenizer: ProofTokenizer, records: list[TrainingRecord]) -> float:
-    """Mean teacher-forced cross-entropy per tactic token over `records` (float32, no dropout)."""
-    total, tokens = 0.0, 0
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
-        for start in range(0, len(records), 64):
-            rows = collate_records(records[start:start + 64], tokenizer, model)
-            labels = rows["labels"]
-            encoder = model.encode(rows["input_ids"], rows["attention_mask"])
-            logits = model.t5(encoder_outputs=encoder, attention_mask=rows["attention_mask"], labels=labels).logits
-            mask = labels != -100
-            total += float(torch.nn.functional.cross_entropy(logits[mask].float(), labels[mask], reduction="sum"))
-            tokens += int(mask.sum())
-    model.train(was_training)
-    return total / max(tokens, 1)
+    """Mean teacher-forced cross-entropy per tactic token over `records`: the model card's stdlib
+    policy loss (`networks.train_eval.teacher_forced_metrics`), on these records."""
+    cfg = model.config
+    encoded = encode_examples([Example(r.goal, r.tactic or "", r.steps) for r in records if r.tactic], tokenizer,
+                              cfg.max_goal_tokens, cfg.max_tactic_tokens)
+    baseline = ValueBaseline.fit([r.steps for r in records], cfg.num_value_bins)
+    return teacher_forced_metrics(model, encoded, tokenizer.pad_id, baseline)["policy_loss"]
 
 
 def probe_sets(run_dir: Path, config: dict, hold_out: HoldOut, limit: int, rng: random.Random,
@@ -75,9 +69,7 @@ def probe_sets(run_dir: Path, config: dict, hold_out: HoldOut, limit: int, rng: 
     def draw(records: list[TrainingRecord]) -> list[TrainingRecord]:
         return rng.sample(records, min(limit, len(records)))
 
-    stdlib = read_records(STDLIB_VALID, "library",
-                          lambda source_file: any(f"/theories/{root}/" in source_file
-                                                  for root in config.get("library_roots") or ["Reals", "ZArith", "Arith"]))
+    stdlib = load_library(str(STDLIB_VALID), list(config.get("library_roots") or []))
     factory = [TrainingRecord(row["goal"], row["tactic"], int(row["steps"]), "factory")
                for row in map(json.loads, (run_dir / "script_references.jsonl").read_text().splitlines())]
     competition = read_records(LEDGER_RECORDS, "ledger", keep_lemma=lambda lemma: bool(lemma) and not hold_out.keeps_lemma(lemma))
