@@ -3,7 +3,8 @@
 The factory itself lives in the problem layer (`lean_interface.problems.factory`); this module only
 turns the composed config into a `FactoryConfig`, runs the build with one coqtop, writes the
 items and prints what happened; with `scripts=<jsonl>` it also replays the train items' proof
-scripts as demonstrations (`factory.scripts`; `reuse=true` skips a build already on disk). Bad
+scripts as demonstrations (`factory.scripts`; `reuse=true` skips a build already on disk, and then
+`families=[…]` keeps the scripts of those families only). Bad
 input is a UsageError (one line, exit code 2).
 """
 
@@ -41,6 +42,9 @@ def run_factory(cfg: DictConfig) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
         print(f"factory: {len(items)} items read from {out} (reuse=true)")
+        if config.families:  # the scripts of these families only (e.g. a supervised file that upweights them)
+            items = [item for item in items if item.family in set(config.families)]
+            print(f"factory: {len(items)} items of {', '.join(config.families)}")
     else:
         with CoqElaborator(chunk=config.chunk) as elaborator:
             items, report = build(families, config, elaborator)

@@ -6,8 +6,9 @@ loops proved on the train split, so a run on a fresh machine starts from them ra
 searching its way back), the stdlib records of `alphaprover extract` (`library_file`: a
 `learner.library_fraction` of every batch, so the policy keeps the library's lemma names), and
 the train split with its variants (`sources`). On a fresh clone none of the generated files
-exists: each one at its default path is built here the first time a run needs it, as
-`alphaprover factory` / `alphaprover factory reuse=true scripts=…` / `alphaprover extract` /
+exists: each one at its default path (`FACTORY_BUILDS`, `SCRIPT_BUILDS`, the extraction, the
+ledger's records) is built here the first time a run needs it, as `alphaprover factory [families=…]`
+/ `alphaprover factory reuse=true scripts=… [families=…]` / `alphaprover extract` /
 `alphaprover eval-proofs LEDGER OUT` would build it (minutes each; printed before it starts; the
 extraction beside the factory builds). The ledger's records are rebuilt when the ledger is newer
 than them (a session's export added rows). A missing file at any other path is the user's own
@@ -26,6 +27,26 @@ from selfplay.episode import TrainingRecord
 DEFAULT_FACTORY = Path("data/factory/factory.jsonl")
 #: where the factory's script demonstrations go by default
 DEFAULT_SCRIPTS = Path("data/factory/scripts.jsonl")
+#: the distinct_roots family built on its own: a second `factory:` source, so the plan draws it more
+DEFAULT_ROOTS = Path("data/factory/roots.jsonl")
+#: the script demonstrations of `DEFAULT_ROOTS`
+DEFAULT_ROOTS_SCRIPTS = Path("data/factory/roots-scripts.jsonl")
+#: the script demonstrations of `FOCUS_FAMILIES` alone, for a mix that counts them more than once
+DEFAULT_FOCUS_SCRIPTS = Path("data/factory/focus-scripts.jsonl")
+#: the families written for competition shapes the train split needs (docs/ARCHITECTURE.md §Data):
+#: runs 18–20 count their scripts five times (`…/scripts.jsonl,…/focus-scripts.jsonl*4`)
+FOCUS_FAMILIES = ("complex_arith", "guarded_rewrite", "identity_points", "local_definition", "bounded_cases",
+                  "witness_compute")
+#: each factory file a run may name at its default path, and the `alphaprover factory` overrides
+#: (beside `out=`) that build it
+FACTORY_BUILDS: dict[Path, tuple[str, ...]] = {DEFAULT_FACTORY: (), DEFAULT_ROOTS: ("families=[distinct_roots]",)}
+#: each script file at its default path: the factory file whose train items it replays, and the
+#: families kept (empty: all)
+SCRIPT_BUILDS: dict[Path, tuple[Path, tuple[str, ...]]] = {
+    DEFAULT_SCRIPTS: (DEFAULT_FACTORY, ()),
+    DEFAULT_ROOTS_SCRIPTS: (DEFAULT_ROOTS, ()),
+    DEFAULT_FOCUS_SCRIPTS: (DEFAULT_FACTORY, FOCUS_FAMILIES),
+}
 #: where `alphaprover extract` writes its train records by default
 DEFAULT_EXTRACTED = Path("data/extracted/train.jsonl")
 #: the committed loop-proof ledger: the train problems earlier loops proved, with their scripts
@@ -72,23 +93,37 @@ def read_records(file: Path, source: str, keep: Callable[[str], bool] = lambda s
 
 
 def ensure_factory(files: Sequence[Path]) -> None:
-    """Build the default factory file when a source names it and it is missing; any other
-    missing file is a usage error (the user named it)."""
+    """Build each factory file a source names that is missing at a default path
+    (`FACTORY_BUILDS`); a missing file at any other path is a usage error (the user named it)."""
     _check_user_named(files)
     for path in files:
         if path.is_file():
             continue
-        print(f"{path} not found: building the problem factory first (alphaprover factory, a few minutes)")
+        print(f"{path} not found: building it first (alphaprover factory, a few minutes)")
         from alphaprover.config import load_config
         from alphaprover.factory_cmd import run_factory
 
-        run_factory(load_config("factory", [f"out={path}"]))
+        run_factory(load_config("factory", [f"out={path}", *FACTORY_BUILDS[path]]))
 
 
 def _check_user_named(files: Sequence[Path]) -> None:
     for path in files:
-        if not path.is_file() and path != DEFAULT_FACTORY:
+        if not path.is_file() and path not in FACTORY_BUILDS:
             raise UsageError(f"factory file {path} not found (build it with `alphaprover factory out={path}`)")
+
+
+def _build_scripts(path: Path) -> None:
+    """Replay the train items' scripts of `path`'s factory file (the families `SCRIPT_BUILDS`
+    keeps) into `path`, the factory file built first when it is missing too."""
+    factory, families = SCRIPT_BUILDS[path]
+    ensure_factory([factory])
+    kept = [f"families=[{','.join(families)}]"] if families else []
+    print(f"{path} not found: replaying the factory's scripts first "
+          f"(alphaprover factory out={factory} reuse=true scripts={path} {' '.join(kept)}, minutes)")
+    from alphaprover.config import load_config
+    from alphaprover.factory_cmd import run_factory
+
+    run_factory(load_config("factory", [f"out={factory}", "reuse=true", f"scripts={path}", *kept]))
 
 
 def _build_library() -> None:
@@ -148,8 +183,9 @@ class _Beside:
 
 def ensure_inputs(supervised_spec: str, library_file: str, factory_files: Sequence[Path] = ()) -> None:
     """Build the default-path inputs a run mixes when they are missing: the factory files its
-    sources name (`factory_files`), the factory's demonstrations (the factory first, if it is missing
-    too) and the stdlib records. The stdlib extraction runs beside the factory builds, not after
+    sources name (`factory_files`, `FACTORY_BUILDS`), the script demonstrations its supervised
+    files name (`SCRIPT_BUILDS`; their factory file first, if it is missing too) and the stdlib
+    records. The stdlib extraction runs beside the factory builds, not after
     them: each mostly waits on its own coqtop processes, so on a fresh 2-core machine the two
     overlap (session 35: factory and extraction together in 11 minutes). Files at other paths are
     left to `load_supervised` / `load_library`, which say what is wrong; a missing factory file at
@@ -158,19 +194,13 @@ def ensure_inputs(supervised_spec: str, library_file: str, factory_files: Sequen
     wanted = set(supervised_paths(supervised_spec))
     if library_file:
         wanted.add(Path(library_file))
-    need_scripts = DEFAULT_SCRIPTS in wanted and not DEFAULT_SCRIPTS.is_file()
-    need_factory = need_scripts or any(not path.is_file() for path in factory_files)
+    scripts = [path for path in SCRIPT_BUILDS if path in wanted and not path.is_file()]
+    need_factory = bool(scripts) or any(not path.is_file() for path in factory_files)
     need_library = DEFAULT_EXTRACTED in wanted and not DEFAULT_EXTRACTED.is_file()
     beside = _Beside(_build_library) if need_library and need_factory else None
     ensure_factory(factory_files)
-    if need_scripts:
-        ensure_factory([DEFAULT_FACTORY])
-        print(f"{DEFAULT_SCRIPTS} not found: replaying the factory's scripts first "
-              "(alphaprover factory reuse=true scripts=…, ~10 minutes on 2 cores)")
-        from alphaprover.config import load_config
-        from alphaprover.factory_cmd import run_factory
-
-        run_factory(load_config("factory", [f"out={DEFAULT_FACTORY}", "reuse=true", f"scripts={DEFAULT_SCRIPTS}"]))
+    for path in scripts:
+        _build_scripts(path)
     if DEFAULT_LEDGER_RECORDS in wanted and ledger_records_stale():
         _build_ledger_records()
     if beside is not None:
@@ -199,6 +229,7 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
     return records
 
 
-__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS", "DEFAULT_SCRIPTS",
-           "LIBRARY_SOURCE", "ensure_factory", "ensure_inputs", "ledger_records_stale", "load_library", "read_records",
+__all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_FOCUS_SCRIPTS", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS",
+           "DEFAULT_ROOTS", "DEFAULT_ROOTS_SCRIPTS", "DEFAULT_SCRIPTS", "FACTORY_BUILDS", "FOCUS_FAMILIES",
+           "LIBRARY_SOURCE", "SCRIPT_BUILDS", "ensure_factory", "ensure_inputs", "ledger_records_stale", "load_library", "read_records",
            "supervised_parts", "supervised_paths"]

@@ -175,3 +175,34 @@ def test_the_default_train_config_mixes_the_ledger(monkeypatch: pytest.MonkeyPat
     spec = str(load_config("train", []).get("supervised_file"))
     assert T.DEFAULT_LEDGER_RECORDS in T.supervised_paths(spec)
     assert T.DEFAULT_SCRIPTS in T.supervised_paths(spec)
+
+
+def test_the_roots_and_focus_files_are_built_from_their_factory_files(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The derived files runs 18–21 mix, at their default paths: the roots factory (one family),
+    its scripts, and the focus families' scripts replayed from the main factory file."""
+    import alphaprover.factory_cmd
+
+    monkeypatch.chdir(tmp_path)
+    builds: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def run_factory(cfg) -> None:
+        out, scripts = str(cfg["out"]), str(cfg.get("scripts") or "")
+        builds.append((out, scripts, tuple(cfg.get("families") or ())))
+        for path in (out, scripts):
+            if path:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                Path(path).write_text("")
+
+    monkeypatch.setattr(alphaprover.factory_cmd, "run_factory", run_factory)
+    T.ensure_inputs("data/factory/focus-scripts.jsonl*4,data/factory/roots-scripts.jsonl*5", "",
+                    [T.DEFAULT_FACTORY, T.DEFAULT_ROOTS])
+    assert builds == [("data/factory/factory.jsonl", "", ()),
+                      ("data/factory/roots.jsonl", "", ("distinct_roots",)),
+                      ("data/factory/roots.jsonl", "data/factory/roots-scripts.jsonl", ()),
+                      ("data/factory/factory.jsonl", "data/factory/focus-scripts.jsonl", T.FOCUS_FAMILIES)]
+    T.ensure_inputs("data/factory/focus-scripts.jsonl*4,data/factory/roots-scripts.jsonl*5", "",
+                    [T.DEFAULT_FACTORY, T.DEFAULT_ROOTS])
+    assert len(builds) == 4                                      # all present now: nothing built twice
+    with pytest.raises(UsageError, match="factory file data/factory/other.jsonl not found"):
+        T.ensure_inputs("", "", [Path("data/factory/other.jsonl")])

@@ -4,6 +4,8 @@ learner imitates is what the policy is asked about."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lean_interface.coq import CoqEnv
@@ -71,3 +73,19 @@ def test_a_runs_script_references_are_its_heldout_items_scripts_only(tmp_path) -
     assert {row["problem"] for row in rows} == {f"heldout/{held.name}"}
     assert [row["tactic"] for row in rows] == [s.strip() + "." for s in held.proof.rstrip(".").split(". ")]
     assert [row["steps"] for row in rows] == list(range(len(rows), 0, -1)) and len(rows) >= 3
+
+
+def test_reuse_with_families_replays_only_those_families_scripts(tmp_path) -> None:
+    """`alphaprover factory out=F reuse=true families=[…] scripts=S` (how `focus-scripts.jsonl` is
+    built): the items of F outside the named families are not replayed."""
+    from alphaprover.config import load_config
+    from alphaprover.factory_cmd import run_factory
+    from lean_interface.problems.factory.build import write_items
+
+    items = [candidate(family_named(family), seed).plain() for family, seed in SAMPLE[:3]]
+    factory, scripts = tmp_path / "factory.jsonl", tmp_path / "focus.jsonl"
+    write_items(items, factory)
+    run_factory(load_config("factory", [f"out={factory}", "reuse=true", f"scripts={scripts}",
+                                        "families=[fe_instantiate,exists_witness]", "workers=1"]))
+    lemmas = {json.loads(line)["lemma"] for line in scripts.read_text().splitlines()}
+    assert lemmas == {items[0].name, items[2].name}

@@ -38,7 +38,8 @@ class FactoryConfig:
       scale:         multiplies every family's train seed count (`Family.seeds`); 1.0 is the
                      default build (34,000 drawn, 32,254 distinct).
       heldout_seeds: seeds per (not held-out) family from HELDOUT_SEED_START on: the held-out seed block.
-      families:      family names to build (empty: all).
+      families:      family names to build (empty: all); with `reuse`, the families whose
+                     items' scripts are written (`scripts`).
       chunk:         statements per coqtop alignment check (`elaborate.CoqElaborator`).
       scripts:       a JSONL file for the train items' proof scripts replayed in Coq as (goal,
                      tactic, steps) demonstrations (`factory.scripts`); empty: none.
