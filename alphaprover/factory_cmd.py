@@ -43,7 +43,8 @@ def run_factory(cfg: DictConfig) -> int:
             raise UsageError(str(error)) from None
         print(f"factory: {len(items)} items read from {out} (reuse=true)")
         if config.families:  # the scripts of these families only (e.g. a supervised file that upweights them)
-            items = [item for item in items if item.family in set(config.families)]
+            kept = set(config.families)
+            items = [item for item in items if item.family in kept]
             print(f"factory: {len(items)} items of {', '.join(config.families)}")
     else:
         with CoqElaborator(chunk=config.chunk) as elaborator:

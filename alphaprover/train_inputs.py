@@ -37,9 +37,8 @@ DEFAULT_FOCUS_SCRIPTS = Path("data/factory/focus-scripts.jsonl")
 #: runs 18–20 count their scripts five times (`…/scripts.jsonl,…/focus-scripts.jsonl*4`)
 FOCUS_FAMILIES = ("complex_arith", "guarded_rewrite", "identity_points", "local_definition", "bounded_cases",
                   "witness_compute")
-#: each factory file a run may name at its default path, and the `alphaprover factory` overrides
-#: (beside `out=`) that build it
-FACTORY_BUILDS: dict[Path, tuple[str, ...]] = {DEFAULT_FACTORY: (), DEFAULT_ROOTS: ("families=[distinct_roots]",)}
+#: each factory file a run may name at its default path, and the families built into it (empty: all)
+FACTORY_BUILDS: dict[Path, tuple[str, ...]] = {DEFAULT_FACTORY: (), DEFAULT_ROOTS: ("distinct_roots",)}
 #: each script file at its default path: the factory file whose train items it replays, and the
 #: families kept (empty: all)
 SCRIPT_BUILDS: dict[Path, tuple[Path, tuple[str, ...]]] = {
@@ -103,7 +102,12 @@ def ensure_factory(files: Sequence[Path]) -> None:
         from alphaprover.config import load_config
         from alphaprover.factory_cmd import run_factory
 
-        run_factory(load_config("factory", [f"out={path}", *FACTORY_BUILDS[path]]))
+        run_factory(load_config("factory", [f"out={path}", *_families_override(FACTORY_BUILDS[path])]))
+
+
+def _families_override(families: Sequence[str]) -> list[str]:
+    """The `alphaprover factory` override that names `families` (none for all of them)."""
+    return [f"families=[{','.join(families)}]"] if families else []
 
 
 def _check_user_named(files: Sequence[Path]) -> None:
@@ -117,7 +121,7 @@ def _build_scripts(path: Path) -> None:
     keeps) into `path`, the factory file built first when it is missing too."""
     factory, families = SCRIPT_BUILDS[path]
     ensure_factory([factory])
-    kept = [f"families=[{','.join(families)}]"] if families else []
+    kept = _families_override(families)
     print(f"{path} not found: replaying the factory's scripts first "
           f"(alphaprover factory out={factory} reuse=true scripts={path} {' '.join(kept)}, minutes)")
     from alphaprover.config import load_config
@@ -231,5 +235,5 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
 
 __all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_FOCUS_SCRIPTS", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS",
            "DEFAULT_ROOTS", "DEFAULT_ROOTS_SCRIPTS", "DEFAULT_SCRIPTS", "FACTORY_BUILDS", "FOCUS_FAMILIES",
-           "LIBRARY_SOURCE", "SCRIPT_BUILDS", "ensure_factory", "ensure_inputs", "ledger_records_stale", "load_library", "read_records",
-           "supervised_parts", "supervised_paths"]
+           "LIBRARY_SOURCE", "SCRIPT_BUILDS", "ensure_factory", "ensure_inputs", "ledger_records_stale",
+           "load_library", "read_records", "supervised_parts", "supervised_paths"]
