@@ -253,9 +253,23 @@ def _pretrain(cfg) -> int:
     from networks.train import PretrainConfig, pretrain
 
     settings = PretrainConfig.from_dict(to_plain(cfg))
+    keep_lemma = None
+    if settings.hold_out:  # a benchmark held out of training (docs/ARCHITECTURE.md §Data, "Tune slice")
+        from selfplay.hold_out import HoldOut
+
+        held = HoldOut.of(settings.hold_out)
+        left_out: set[str] = set()
+
+        def keep_lemma(lemma: str) -> bool:
+            kept = held.keeps_lemma(lemma)
+            if not kept:
+                left_out.add(lemma)
+            return kept
     Path(settings.out_dir).mkdir(parents=True, exist_ok=True)
     save_config(cfg, Path(settings.out_dir))
-    metrics = pretrain(settings)
+    metrics = pretrain(settings, keep_lemma)
+    if settings.hold_out:
+        print(f"hold_out {', '.join(settings.hold_out)}: the records of {len(left_out)} problems left out")
     print(json.dumps(metrics))
     return 0
 

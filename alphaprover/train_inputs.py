@@ -58,16 +58,14 @@ LIBRARY_SOURCE = "library"
 
 def supervised_parts(spec: str) -> list[tuple[Path, int]]:
     """(file, times) of each part of a `supervised_file` spec: comma-separated `file` or `file*N`
-    (N ≥ 1: the file's records count N times); a bad N is a usage error."""
-    parts: list[tuple[Path, int]] = []
-    for part in (part.strip() for part in spec.split(",")):
-        if not part:
-            continue
-        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
-        if not weight.strip().isdigit() or int(weight) < 1:
-            raise UsageError(f"supervised file {part!r}: the weight after '*' must be a whole number >= 1")
-        parts.append((Path(path.strip()), int(weight)))
-    return parts
+    (N ≥ 1: the file's records count N times; `networks.dataset.weighted_files`, the one parser of
+    this syntax); a bad N is a usage error."""
+    from networks.dataset import weighted_files
+
+    try:
+        return weighted_files(spec)
+    except ValueError as error:
+        raise UsageError(f"supervised {error}") from None
 
 
 def supervised_paths(spec: str) -> list[Path]:

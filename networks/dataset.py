@@ -56,14 +56,32 @@ def read_examples(path: str | Path, keep_lemma: Callable[[str], bool] | None = N
     return [example for example, lemma in rows if keep_lemma is None or keep_lemma(lemma)]
 
 
-def read_example_files(paths: str) -> list[Example]:
-    """The records of every file in the comma-separated `paths`, in order (pretraining on the stdlib
-    records and the factory's script demonstrations together: `data/extracted/train.jsonl,
-    data/factory/scripts.jsonl`; `source_weights` then weighs them by their `source`)."""
-    files = [part.strip() for part in paths.split(",") if part.strip()]
-    if not files:
+def weighted_files(spec: str) -> list[tuple[Path, int]]:
+    """(file, times) of each part of a comma-separated file spec: `file` or `file*N` (N >= 1: the
+    file's records count N times, so a small file can weigh more in a mix than its size). The one
+    parser of this syntax: `alphaprover pretrain`'s `train_file` and `alphaprover train`'s
+    `supervised_file` both read it. ValueError (one line) on a bad N."""
+    parts: list[tuple[Path, int]] = []
+    for part in (part.strip() for part in spec.split(",")):
+        if not part:
+            continue
+        path, _, weight = part.rpartition("*") if "*" in part else (part, "", "1")
+        if not weight.strip().isdigit() or int(weight) < 1:
+            raise ValueError(f"file {part!r}: the weight after '*' must be a whole number >= 1")
+        parts.append((Path(path.strip()), int(weight)))
+    return parts
+
+
+def read_example_files(paths: str, keep_lemma: Callable[[str], bool] | None = None) -> list[Example]:
+    """The records of every file in the comma-separated `paths`, in order, `file*N` counted N
+    times (pretraining on the stdlib records, the factory's script demonstrations and the
+    loop-proof ledger's records together: `data/extracted/train.jsonl,data/factory/scripts.jsonl,
+    data/loop-proofs/records.jsonl*20`; `source_weights` then weighs them by their `source`), only
+    those whose `lemma` `keep_lemma` accepts when given (`read_examples`)."""
+    parts = weighted_files(paths)
+    if not parts:
         raise ValueError("no dataset file given")
-    return [example for file in files for example in read_examples(file)]
+    return [example for file, times in parts for example in read_examples(file, keep_lemma) * times]
 
 
 #: ssreflect syntax that plain Coq does not parse (plain `move H after H'` is allowed).

@@ -27,6 +27,7 @@ import random
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from typing import Callable
 
 import torch
 from tqdm import tqdm
@@ -82,6 +83,10 @@ class PretrainConfig:
     seed: int = 0
     resume: bool = True
     threads: int = 0  # 0 = torch default
+    # benchmarks whose problems' records (by `lemma`) are left out of training and validation, e.g.
+    # ["minif2f-rocq-tune"]: the caller turns them into `pretrain`'s `keep_lemma` (`alphaprover
+    # pretrain` does, with `selfplay.hold_out.HoldOut`); kept here so the run's config records them
+    hold_out: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict) -> "PretrainConfig":
@@ -94,6 +99,8 @@ class PretrainConfig:
             values["model"] = ProverModelConfig.from_dict(values["model"])
         if values.get("source_weights") is not None:
             values["source_weights"] = {str(k): float(v) for k, v in dict(values["source_weights"]).items()}
+        if values.get("hold_out") is not None:
+            values["hold_out"] = [str(name) for name in values["hold_out"]]
         config = cls(**values)
         if config.precision not in ("fp32", "bf16"):
             raise ValueError(f"precision must be fp32 or bf16, not {config.precision!r}")
@@ -129,16 +136,20 @@ def _device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def pretrain(cfg: PretrainConfig) -> dict[str, float]:
+def pretrain(cfg: PretrainConfig, keep_lemma: Callable[[str], bool] | None = None) -> dict[str, float]:
     """Train (or resume) and return the final valid metrics, the step reached, and the mean
-    seconds per training step of this session (start-up and evaluations excluded)."""
+    seconds per training step of this session (start-up and evaluations excluded). `keep_lemma`
+    filters the train and valid records by problem (`read_examples`); a config that names
+    `hold_out` benchmarks must come with it, so a held-out problem is never trained on silently."""
+    if cfg.hold_out and keep_lemma is None:
+        raise ValueError(f"hold_out {cfg.hold_out} given without the filter that applies it (keep_lemma)")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    raw_train = read_example_files(cfg.train_file)
+    raw_train = read_example_files(cfg.train_file, keep_lemma)
     train_examples = prepare_examples(raw_train, cfg, training=True)
-    valid_examples = prepare_examples(read_examples(cfg.valid_file), cfg, training=False)
+    valid_examples = prepare_examples(read_examples(cfg.valid_file, keep_lemma), cfg, training=False)
     rng = random.Random(cfg.seed)
     exact_match_set = rng.sample(valid_examples, min(cfg.eval_examples, len(valid_examples)))
     device = _device()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -86,16 +87,56 @@ def test_the_train_split_and_its_variants_lose_exactly_the_tune_problems(tmp_pat
         f"minif2f-rocq-train/{name}" for name in names("minif2f-rocq-fit")}
 
 
-def test_supervised_records_of_tune_problems_are_left_out(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def _records_of_each_kind(tmp_path: Path, goal: Callable[[int], str], tactic: str) -> Path:
+    """A records file, one record each of: a tune problem, its variant, a fit problem, a stdlib
+    lemma and no lemma (record i's goal is `goal(i)`)."""
     tune, fit = sorted(tune_problem_names())[0], sorted(names("minif2f-rocq-fit"))[0]
-    rows = [{"goal": f"⊢ {i} = {i}", "tactic": "reflexivity.", "steps": 1, "lemma": lemma}
+    rows = [{"goal": goal(i), "tactic": tactic, "steps": 1, "lemma": lemma}
             for i, lemma in enumerate([tune, f"{tune}_v2", fit, "Rplus_comm", ""])]
     file = tmp_path / "records.jsonl"
     file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return file
+
+
+def test_supervised_records_of_tune_problems_are_left_out(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    file = _records_of_each_kind(tmp_path, lambda i: f"⊢ {i} = {i}", "reflexivity.")
     assert len(load_supervised(f"{file}*2")) == 10
     kept = load_supervised(f"{file}*2", HoldOut.of([TUNE]))
     assert [r.goal for r in kept] == ["⊢ 2 = 2", "⊢ 3 = 3", "⊢ 4 = 4"] * 2
     assert f"2 records of 2 hold_out problems ({TUNE}) left out" in capsys.readouterr().out
+
+
+def test_pretrain_leaves_the_tune_problems_records_out_and_counts_weighted_files(tmp_path: Path, capsys) -> None:
+    """`alphaprover pretrain hold_out=[minif2f-rocq-tune]`: a fine-tune on the loop-proof ledger's
+    records (`file*N`) never sees a tune problem's, and the run's config records the hold-out."""
+    from alphaprover.cli import main
+    from networks.dataset import read_example_files
+
+    file = _records_of_each_kind(tmp_path, lambda i: f"x : R\nH : x = {i}\n⊢ x + 1 = {i + 1}", "lra.")
+    assert len(read_example_files(f"{file}*3")) == 15
+    held = HoldOut.of([TUNE])
+    assert [e.goal[-1] for e in read_example_files(f"{file}*2", held.keeps_lemma)] == ["3", "4", "5"] * 2
+    out = tmp_path / "run"
+    tiny = ["model.d_model=32", "model.d_ff=64", "model.num_heads=2", "model.encoder_layers=1",
+            "model.decoder_layers=1", "vocab_size=200", "batch_size=2", "warmup_steps=1", "max_steps=1",
+            "eval_examples=2", "eval_beams=1"]
+    assert main(["pretrain", f"train_file={file}*2", f"valid_file={file}", f"out_dir={out}",
+                 f"hold_out=[{TUNE}]", *tiny]) == 0
+    assert f"hold_out {TUNE}: the records of 2 problems left out" in capsys.readouterr().out
+    meta = json.loads((out / "last" / "config.json").read_text())["metadata"]
+    assert meta["train_examples"] == 6 and meta["valid_examples"] == 3
+    assert meta["config"]["hold_out"] == [TUNE]
+    assert main(["pretrain", f"train_file={file}", f"valid_file={file}", f"out_dir={tmp_path / 'bad'}",
+                 "hold_out=[no-such-benchmark]", *tiny]) == 2
+
+
+def test_pretrain_refuses_a_hold_out_it_is_not_given_the_filter_for(tmp_path: Path) -> None:
+    from networks.train import PretrainConfig, pretrain
+
+    config = PretrainConfig.from_dict({"train_file": "t.jsonl", "valid_file": "v.jsonl", "out_dir": str(tmp_path),
+                                       "hold_out": [TUNE]})
+    with pytest.raises(ValueError, match="hold_out"):
+        pretrain(config)
 
 
 def test_the_driver_refuses_a_tune_problem_when_the_run_holds_the_slice_out(tmp_path: Path) -> None:
