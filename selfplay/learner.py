@@ -72,6 +72,10 @@ class LearnerConfig:
     value_weight: float = 0.1
     replay_fraction: float = 0.5
     library_fraction: float = 0.2   # of every batch, stdlib records (the library's lemma names: docs/ARCHITECTURE.md §Expert iteration)
+    length_window: int = 8          # > 0: draw this many batches at once and group them by goal length, so a batch
+                                    # pads to its own records' length (selfplay.replay_buffer.GroupedSampler: 0.36x
+                                    # the step time, the same learning, benchmarks/learner_batching.py); 0 = each
+                                    # batch a random draw
     publish_every: int = 50
     checkpoint_every: int = 50
     zero_stage: int = 1
@@ -98,6 +102,8 @@ class LearnerConfig:
             raise ValueError("replay_fraction must be within [0, 1]")
         if not 0.0 <= self.library_fraction <= 1.0 - self.replay_fraction:
             raise ValueError("library_fraction must be within [0, 1 - replay_fraction]")
+        if self.length_window < 0:
+            raise ValueError("length_window must be 0 (off) or a number of batches")
         if not 0.0 <= self.ema_decay < 1.0:
             raise ValueError("ema_decay must be within [0, 1)")
         if self.keep_weight < 0.0:

@@ -34,7 +34,7 @@ import random
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from lean_interface.durable import Appender, BadLine, JsonlError, ends_cleanly, read_jsonl, skip_torn_last
 from selfplay.episode import Episode, TrainingRecord
@@ -275,3 +275,42 @@ class MixedSampler:
                  + _draw(self.library, library, self.rng))
         self.rng.shuffle(batch)
         return batch
+
+
+def length_grouped(records: Sequence[TrainingRecord], batch_size: int, window: int, rng: random.Random,
+                   key: Callable[[TrainingRecord], int] = lambda record: len(record.goal)) -> list[list[TrainingRecord]]:
+    """`records` (already in random order) cut into batches of `batch_size`, grouped by `key` (the
+    goal's length) within windows of `window` batches, the batches of each window then shuffled:
+    the usual bucketing trick (`networks.dataset.batches` does it for pretraining), so a batch pads
+    to a length near its records' own rather than to the longest goal of a random draw. Every record
+    lands in exactly one batch; a last partial batch is kept."""
+    if batch_size < 1 or window < 1:
+        raise ValueError(f"batch_size and window must be at least 1, got {batch_size} and {window}")
+    span = batch_size * window
+    out: list[list[TrainingRecord]] = []
+    for start in range(0, len(records), span):
+        chunk = sorted(records[start:start + span], key=key)
+        groups = [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+        rng.shuffle(groups)
+        out.extend(groups)
+    return out
+
+
+class GroupedSampler:
+    """`MixedSampler`'s batches grouped by goal length: it draws `window` batches' worth of records at
+    once (the mix's shares over the window are the sampler's), groups them with `length_grouped` and
+    hands them out one batch at a time. The pending batches are not saved: a resumed learner draws
+    afresh, as it would anyway."""
+
+    def __init__(self, sampler: MixedSampler, window: int) -> None:
+        if window < 1:
+            raise ValueError(f"window must be at least 1, got {window}")
+        self.sampler = sampler
+        self.window = window
+        self.pending: list[list[TrainingRecord]] = []
+
+    def sample(self, n: int) -> list[TrainingRecord]:
+        """The next batch of `n` records (a fresh window is drawn when none is pending)."""
+        if not self.pending or len(self.pending[-1]) != n:
+            self.pending = length_grouped(self.sampler.sample(n * self.window), n, self.window, self.sampler.rng)
+        return self.pending.pop()

@@ -34,7 +34,7 @@ from selfplay.actor import Actor
 from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig
 from selfplay.matchmaker import Attempt
-from selfplay.replay_buffer import MixedSampler, ReplayBuffer
+from selfplay.replay_buffer import GroupedSampler, MixedSampler, ReplayBuffer
 
 
 class ActorPool(Protocol):
@@ -200,6 +200,8 @@ class LearnerService:
         self.buffer = buffer
         self.sampler = MixedSampler(buffer, list(supervised), config.replay_fraction,
                                     random.Random(seed + self.learner.step), list(library), config.library_fraction)
+        # the batches: each a random draw, or `length_window` draws at a time grouped by goal length
+        self.batches = GroupedSampler(self.sampler, config.length_window) if config.length_window else self.sampler
         self.writer = writer
         self.publish_every = publish_every
 
@@ -218,7 +220,7 @@ class LearnerService:
 
     def train_step(self) -> dict[str, float]:
         """One step on a fresh batch; publishes when a periodic publication is due."""
-        losses = self.learner.train_batch(self.sampler.sample(self.config.batch_size))
+        losses = self.learner.train_batch(self.batches.sample(self.config.batch_size))
         if self.writer is not None:
             for name, value in losses.items():
                 self.writer.add_scalar(f"learner/{name}", value, self.learner.step)

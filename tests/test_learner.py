@@ -26,7 +26,7 @@ from search.solve import SearchSettings
 from selfplay.actor import Actor
 from selfplay.episode import Episode, TrainingRecord
 from selfplay.learner import Learner, LearnerConfig, latest_weights, token_kl
-from selfplay.replay_buffer import MixedSampler, ReplayBuffer
+from selfplay.replay_buffer import GroupedSampler, MixedSampler, ReplayBuffer
 
 RECORDS = [TrainingRecord("n : nat\n⊢ n + 0 = n", "lia.", 1), TrainingRecord("⊢ 1 = 2", None, 40),
            TrainingRecord("P : Prop\nHP : P\n⊢ P", "exact HP.", 1), TrainingRecord("x : R\n⊢ x + 1 > x", "lra.", 1)]
@@ -273,3 +273,34 @@ def test_keep_weight_holds_the_policy_near_its_starting_weights(tmp_path: Path, 
         assert torch.equal(param, kept_param), name
     with pytest.raises(ValueError, match="keep_weight"):
         LearnerConfig(keep_weight=-1.0)
+
+
+def test_the_learner_service_groups_its_batches_by_length_when_asked(tmp_path: Path, tiny_checkpoint: Path) -> None:
+    """`learner.length_window`: the service draws that many batches at once and trains on them
+    grouped by goal length (each record of the window once); 0 keeps one random draw a step."""
+    from selfplay.runner import LearnerService
+
+    supervised = [TrainingRecord("x : R\n" * (i % 6) + f"⊢ x + {i} > x", "lra.", 1) for i in range(32)]
+    seen: list[list[TrainingRecord]] = []
+
+    class Recording(Learner):
+        def train_batch(self, records):
+            seen.append(list(records))
+            return super().train_batch(records)
+
+    for window, run in ((4, "grouped"), (0, "plain")):
+        config = LearnerConfig(batch_size=4, lr=1e-3, quantization="", replay_fraction=0.0, library_fraction=0.0,
+                               length_window=window)
+        service = LearnerService(tmp_path / run, tiny_checkpoint, config, 0, ReplayBuffer(tmp_path / f"{run}-buffer", 10),
+                                 supervised, make_learner=Recording)
+        seen.clear()
+        for _ in range(4):
+            service.train_step()
+        assert service.step == 4 and [len(b) for b in seen] == [4] * 4
+        if window:
+            assert isinstance(service.batches, GroupedSampler)
+            assert len({r.goal for b in seen for r in b}) == 16  # one window: 16 distinct records, none twice
+        else:
+            assert service.batches is service.sampler
+    with pytest.raises(ValueError, match="length_window"):
+        LearnerConfig(length_window=-1)

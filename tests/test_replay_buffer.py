@@ -16,7 +16,7 @@ import pytest
 
 from search.outcome import Outcome
 from selfplay.episode import Episode, TrainingRecord
-from selfplay.replay_buffer import MixedSampler, ReplayBuffer, shard_name
+from selfplay.replay_buffer import GroupedSampler, MixedSampler, ReplayBuffer, length_grouped, shard_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -252,3 +252,32 @@ def test_mixed_sampler_keeps_the_library_fraction_in_every_batch(tmp_path: Path)
     assert MixedSampler(buffer, supervised, 0.25, random.Random(0), [], 0.2).shares(40) == (0, 10, 30)
     with pytest.raises(ValueError, match="library_fraction"):
         MixedSampler(buffer, supervised, 0.75, random.Random(0), library, 0.5)
+
+
+def test_length_grouped_batches_hold_every_record_once_and_pad_less() -> None:
+    rng = random.Random(3)
+    records = [rec("x" * rng.randint(1, 200), tactic=f"t{i}.") for i in range(100)]
+    batches = length_grouped(records, batch_size=8, window=4, rng=random.Random(0))
+    assert sorted(r.tactic for b in batches for r in b) == sorted(r.tactic for r in records)
+    assert [len(b) for b in batches].count(8) == 12 and sorted(len(b) for b in batches)[0] == 4  # 100 = 12·8 + 4
+    for start in range(0, 96, 32):  # within each window of 4 batches the lengths do not interleave
+        window = [b for b in batches if {r.tactic for r in b} <= {r.tactic for r in records[start:start + 32]}]
+        spans = sorted((min(len(r.goal) for r in b), max(len(r.goal) for r in b)) for b in window)
+        assert len(window) == 4 and all(hi <= lo for (_, hi), (lo, _) in zip(spans, spans[1:]))
+    padded = sum(len(b) * max(len(r.goal) for r in b) for b in batches)
+    random_padded = sum(8 * max(len(r.goal) for r in records[i:i + 8]) for i in range(0, 96, 8))
+    assert padded < random_padded
+    with pytest.raises(ValueError, match="window"):
+        length_grouped(records, 8, 0, random.Random(0))
+
+
+def test_grouped_sampler_keeps_the_mix_over_its_window(tmp_path: Path) -> None:
+    buffer = ReplayBuffer(tmp_path, capacity=100)
+    buffer.add(ep("p", *(rec(f"r{i}" * (i % 7 + 1), source="replay") for i in range(40))))
+    supervised = [rec(f"s{i}" * (i % 5 + 1), source="supervised") for i in range(60)]
+    library = [rec(f"l{i}", source="library") for i in range(60)]
+    grouped = GroupedSampler(MixedSampler(buffer, supervised, 0.25, random.Random(2), library, 0.25), window=4)
+    batches = [grouped.sample(8) for _ in range(4)]  # one window
+    assert all(len(b) == 8 for b in batches) and not grouped.pending
+    assert collections.Counter(r.source for b in batches for r in b) == {"library": 8, "replay": 8, "supervised": 16}
+    assert len(grouped.sample(8)) == 8 and len(grouped.pending) == 3  # the next window drawn on demand
