@@ -71,7 +71,7 @@ def main() -> int:
     args.steps = min(args.steps, len(pool) // args.batch)  # a file smaller than asked for: fewer steps
     pool = pool[:args.steps * args.batch]
     shuffled = [pool[i * args.batch:(i + 1) * args.batch] for i in range(args.steps)]
-    grouped = length_grouped(pool, args.batch, args.window, random.Random(0), key=lambda r: len(r.goal))
+    grouped = length_grouped(pool, args.batch, args.window, random.Random(0))
     arms = {"random": shuffled, "grouped": grouped}
     print(f"checkpoint {args.checkpoint}; {args.steps} steps of batch {args.batch}; window {args.window}; "
           f"{args.threads} threads; bf16")
