@@ -1,4 +1,4 @@
-"""The `alphaprover` command line: solve | play | eval | eval-proofs | extract | factory | pretrain | train | ttrl |
+"""The `alphaprover` command line: solve | play | eval | eval-proofs | eval-runs | extract | factory | pretrain | train | ttrl |
 analyze | demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
@@ -17,6 +17,7 @@ from typing import Sequence
 from alphaprover.analyze import add_arguments as add_analyze_arguments
 from alphaprover.config import UsageError, load_config, load_run_config, save_config, to_plain
 from alphaprover.eval_proofs import add_arguments as add_eval_proofs_arguments
+from alphaprover.eval_runs import add_arguments as add_eval_runs_arguments
 from alphaprover.probe import add_arguments as add_probe_arguments
 from lean_interface.api import EnvError
 
@@ -86,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     eval_proofs = sub.add_parser("eval-proofs", help="replay an eval run's proofs of train problems into a "
                                                      "supervised dataset (never dev or test)")
     add_eval_proofs_arguments(eval_proofs)
+
+    eval_runs = sub.add_parser("eval-runs", help="the same arms over several eval runs: counts per run, "
+                                                 "sums, and the problems that come and go")
+    add_eval_runs_arguments(eval_runs)
 
     extract = sub.add_parser("extract", help="replay Coq libraries into a tactic dataset")
     extract.add_argument("--out", default="data/extracted")
@@ -174,6 +179,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from alphaprover.eval_proofs import run as run_eval_proofs
 
             return run_eval_proofs(args)
+        if args.command == "eval-runs":
+            from alphaprover.eval_runs import run as run_eval_runs
+
+            return run_eval_runs(args)
         if args.command == "extract":
             return _extract(args)
         if args.command == "factory":
