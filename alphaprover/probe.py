@@ -17,7 +17,11 @@ showed in the competition's form. Evaluation only: nothing here is trained on, a
 subset and the test split are refused (a probe result is design input for the factory).
 
 REFERENCES is a JSONL file (or `-` for stdin), one object a line: `{"problem": NAME, "script":
-"intros. lra."}`, NAME a `minif2f-rocq-train` problem or a path to a `.v` file.
+"intros. lra."}`, NAME a `minif2f-rocq-train` problem or a path to a `.v` file. The loop-proof
+ledger (`data/loop-proofs/minif2f-rocq-train.jsonl`) is such a file; `--only minif2f-rocq-tune` keeps
+the rows of one benchmark's problems — the tune slice, which fine-tunes and runs hold out, so its
+ledger proofs are held-out references: a measure of a policy with no search and no clock
+(docs/ARCHITECTURE.md, "Measured facts"). `--summary` prints the per-checkpoint lines only.
 """
 
 from __future__ import annotations
@@ -54,10 +58,12 @@ class StepScore:
     value_steps: float  # the value head's expected steps still needed (−V)
 
 
-def read_references(path: str) -> list[Reference]:
-    """The references of a JSONL file (`-` = stdin). UsageError (one line) for a malformed line, an
-    unknown problem, or a dev-subset or test-split problem."""
+def read_references(path: str, only: str | None = None) -> list[Reference]:
+    """The references of a JSONL file (`-` = stdin); with `only`, those whose problem is in that
+    benchmark (e.g. `minif2f-rocq-tune`). UsageError (one line) for a malformed line, an unknown
+    problem, a dev-subset or test-split problem, or nothing left to probe."""
     text = sys.stdin.read() if path == "-" else _read_text(Path(path))
+    keep = None if only is None else {problem.name for problem in load_benchmark(only)}
     train = {problem.name: problem for problem in load_benchmark("minif2f-rocq-train")}
     references = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -68,6 +74,8 @@ def read_references(path: str) -> list[Reference]:
             name, script = str(row["problem"]), str(row["script"])
         except (json.JSONDecodeError, KeyError, TypeError):
             raise UsageError(f"{path}:{number}: expected {{\"problem\": NAME, \"script\": TEXT}}") from None
+        if keep is not None and name not in keep:
+            continue
         theorem = _theorem(name, train, f"{path}:{number}")
         refused = held_out_problem_of(theorem.name, theorem)
         if refused is not None:
@@ -76,7 +84,7 @@ def read_references(path: str) -> list[Reference]:
             raise UsageError(f"{path}:{number}: empty script")
         references.append(Reference(name, theorem, script.strip()))
     if not references:
-        raise UsageError(f"{path}: no references")
+        raise UsageError(f"{path}: no references" + (f" of {only} problems" if only else ""))
     return references
 
 
@@ -194,6 +202,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", action="append", required=True, type=Path,
                         help="a checkpoint directory; repeat to compare several side by side")
     parser.add_argument("--beam", type=int, default=8, help="beam width the rank is read against (default 8)")
+    parser.add_argument("--only", metavar="BENCHMARK",
+                        help="keep the references of this benchmark's problems (e.g. minif2f-rocq-tune)")
+    parser.add_argument("--summary", action="store_true", help="print the per-checkpoint summary lines only")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -205,22 +216,24 @@ def run(args: argparse.Namespace) -> int:
     for checkpoint in args.checkpoint:
         if not is_checkpoint(checkpoint):
             raise UsageError(f"{checkpoint} is not a checkpoint directory (config.json, model.safetensors, tokenizer.json)")
-    references = read_references(args.references)
+    references = read_references(args.references, args.only)
+    tables = not args.summary
     policies = {str(c): load_policy(c) for c in args.checkpoint}
     totals: dict[str, list[StepScore]] = {str(c): [] for c in args.checkpoint}
     refused = 0
     with ProofReplayer() as replayer:
         for reference in references:
             records, why = replay_reference(replayer, reference)
-            print(f"\n### {reference.problem}\n")
             if not records:
                 refused += 1
-                print(f"Coq refuses the script: {why}")
+                print(f"\n### {reference.problem}\n\nCoq refuses the script: {why}")
                 continue
             columns = {name: score_steps(policy, records, args.beam) for name, policy in policies.items()}
             for name, scores in columns.items():
                 totals[name] += scores
-            print("\n".join(format_table(records, columns)), flush=True)
+            if tables:
+                print(f"\n### {reference.problem}\n")
+                print("\n".join(format_table(records, columns)), flush=True)
     print(f"\n{len(references) - refused} of {len(references)} scripts replayed; beam width {args.beam}")
     for name, scores in totals.items():
         if scores:

@@ -97,3 +97,24 @@ def test_the_curves_competition_referencer_is_off_without_a_file(tmp_path: Path,
     assert competition_referencer(str(tmp_path / "none.jsonl")) is None
     assert "competition_bottleneck not measured" in capsys.readouterr().out
     assert callable(competition_referencer("data/probe/train-references.jsonl"))  # found from the repository
+
+
+def test_only_keeps_one_benchmarks_references_and_refuses_an_empty_selection(tmp_path: Path) -> None:
+    from lean_interface.problems.benchmarks import tune_problem_names
+
+    tune = sorted(tune_problem_names())[0]
+    path = write_refs(tmp_path / "ledger.jsonl", [
+        {"problem": "numbertheory_2dvd4expn", "script": "lia.", "run": "expert-1"},  # a ledger row's extra keys
+        {"problem": tune, "script": "lra.", "run": "expert-1"}])
+    assert [r.problem for r in read_references(str(path))] == ["numbertheory_2dvd4expn", tune]
+    assert [r.problem for r in read_references(str(path), "minif2f-rocq-tune")] == [tune]
+    only_fit = write_refs(tmp_path / "fit.jsonl", [{"problem": "numbertheory_2dvd4expn", "script": "lia."}])
+    assert "numbertheory_2dvd4expn" not in tune_problem_names()
+    with pytest.raises(UsageError, match="no references of minif2f-rocq-tune problems"):
+        read_references(str(only_fit), "minif2f-rocq-tune")
+    # rows outside the selection are skipped unread (a dev row too); without --only a dev row is refused
+    dev = write_refs(tmp_path / "dev.jsonl", [{"problem": sorted(dev_problem_names())[0], "script": "lra."},
+                                              {"problem": tune, "script": "lra."}])
+    assert [r.problem for r in read_references(str(dev), "minif2f-rocq-tune")] == [tune]
+    with pytest.raises(UsageError, match="dev subset"):
+        read_references(str(dev))

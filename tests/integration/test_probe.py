@@ -54,6 +54,10 @@ def test_probe_prints_a_table_per_reference_and_fails_when_coq_refuses_one(tmp_p
     assert "Coq refuses the script: `lia.` failed on replay" in out
     assert "1 of 2 scripts replayed; beam width 2" in out
     assert f"- {ckpt}: " in out and " / 6 steps in the beam" in out
+    assert main(["probe", str(refs), "--checkpoint", str(ckpt), "--beam", "2", "--summary"]) == 1
+    short = capsys.readouterr().out
+    assert "| 4 |" not in short and short.count("### numbertheory_2dvd4expn") == 1  # the refusal still shown
+    assert "Coq refuses the script" in short and f"- {ckpt}: " in short and " / 6 steps in the beam" in short
 
 
 def test_every_committed_reference_still_replays_in_coq() -> None:
