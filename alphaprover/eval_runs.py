@@ -16,7 +16,6 @@ attempt), and every file must have the same budget — runs at different budgets
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -129,7 +128,7 @@ def report(paths: Sequence[Path], renames: dict[str, str] | None = None) -> str:
             raise UsageError(f"{path} holds no eval records")
         runs.append(rows)
     renames = renames or {}
-    arms = arms_over_runs(runs, renames)
+    arms = arms_over_runs(runs, renames)  # refuses mixed budgets before the renames are checked
     known = {name for rows in runs for r in rows for name in (r.method, r.method.rpartition("@")[2])}
     unknown = sorted(set(renames) - known)
     if unknown:

@@ -41,11 +41,17 @@ def is_checkpoint(directory: str | Path) -> bool:
     return all((path / name).is_file() for name in (WEIGHTS, CONFIG, TOKENIZER_FILE))
 
 
-def load_checkpoint(directory: str | Path, device: str | torch.device = "cpu") -> tuple[ProverModel, ProofTokenizer, dict]:
-    """(model in eval mode, tokenizer, metadata). ValueError (one line) if not a checkpoint."""
+def require_checkpoint(directory: str | Path) -> Path:
+    """`directory` as a Path; ValueError (one line) naming the files it lacks to be a checkpoint."""
     path = Path(directory)
     if not is_checkpoint(path):
         raise ValueError(f"{path} is not a checkpoint directory (needs {WEIGHTS}, {CONFIG}, {TOKENIZER_FILE})")
+    return path
+
+
+def load_checkpoint(directory: str | Path, device: str | torch.device = "cpu") -> tuple[ProverModel, ProofTokenizer, dict]:
+    """(model in eval mode, tokenizer, metadata). ValueError (one line) if not a checkpoint."""
+    path = require_checkpoint(directory)
     data = json.loads((path / CONFIG).read_text(encoding="utf-8"))
     model = ProverModel(ProverModelConfig.from_dict(data["model"]))
     state = load_file(str(path / WEIGHTS))

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from networks.checkpoint import CONFIG, WEIGHTS, is_checkpoint
+from networks.checkpoint import CONFIG, WEIGHTS, require_checkpoint
 from networks.tokenizer import FILE_NAME as TOKENIZER_FILE
 
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
@@ -35,9 +35,7 @@ def export_checkpoint(source: str | Path, target: str | Path, dtype: str = "bflo
     `weights_dtype` and `exported_from` so the artifact says what it is. ValueError (one line) on
     a source that is not a checkpoint, an unknown dtype, or a target that is the source.
     """
-    src, dst = Path(source), Path(target)
-    if not is_checkpoint(src):
-        raise ValueError(f"{src} is not a checkpoint directory (needs {WEIGHTS}, {CONFIG}, {TOKENIZER_FILE})")
+    src, dst = require_checkpoint(source), Path(target)
     if dtype not in DTYPES:
         raise ValueError(f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
     if dst.exists() and dst.resolve() == src.resolve():
@@ -67,7 +65,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", help="metadata 'trained_on': one line on data and schedule")
     args = parser.parse_args(argv)
     extra = {key: value for key, value in (("run", args.run), ("trained_on", args.note)) if value}
-    extra["exported_from"] = args.source
     try:
         out = export_checkpoint(args.source, args.target, args.dtype, extra)
     except (ValueError, OSError) as error:
