@@ -40,20 +40,26 @@ def export_checkpoint(source: str | Path, target: str | Path, dtype: str = "bflo
         raise ValueError(f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
     if dst.exists() and dst.resolve() == src.resolve():
         raise ValueError(f"export target {dst} is the source: choose another directory")
-    state = load_file(str(src / WEIGHTS))
-    cast = {name: (tensor.to(DTYPES[dtype]) if tensor.is_floating_point() else tensor).contiguous()
-            for name, tensor in state.items()}
     config = json.loads((src / CONFIG).read_text(encoding="utf-8"))
     merged = dict(config.get("metadata", {}))
     merged.update(metadata or {})
-    merged["weights_dtype"] = dtype
     merged.setdefault("exported_from", str(src))
     config["metadata"] = merged
-    dst.mkdir(parents=True, exist_ok=True)
-    save_file(cast, str(dst / WEIGHTS))
-    shutil.copyfile(src / TOKENIZER_FILE, dst / TOKENIZER_FILE)
-    (dst / CONFIG).write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return dst
+    return write_checkpoint_files(dst, load_file(str(src / WEIGHTS)), dtype, config, src / TOKENIZER_FILE)
+
+
+def write_checkpoint_files(target: Path, state: dict[str, torch.Tensor], dtype: str, config: dict,
+                           tokenizer_file: Path) -> Path:
+    """Write the three files of a checkpoint: `state`'s floating tensors cast to `dtype`, `config`
+    with `weights_dtype` set in its metadata, and a copy of `tokenizer_file`."""
+    cast = {name: (tensor.to(DTYPES[dtype]) if tensor.is_floating_point() else tensor).contiguous()
+            for name, tensor in state.items()}
+    config = {**config, "metadata": {**config.get("metadata", {}), "weights_dtype": dtype}}
+    target.mkdir(parents=True, exist_ok=True)
+    save_file(cast, str(target / WEIGHTS))
+    shutil.copyfile(tokenizer_file, target / TOKENIZER_FILE)
+    (target / CONFIG).write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return target
 
 
 def main(argv: list[str] | None = None) -> int:
