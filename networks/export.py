@@ -36,8 +36,6 @@ def export_checkpoint(source: str | Path, target: str | Path, dtype: str = "bflo
     a source that is not a checkpoint, an unknown dtype, or a target that is the source.
     """
     src, dst = require_checkpoint(source), Path(target)
-    if dtype not in DTYPES:
-        raise ValueError(f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
     if dst.exists() and dst.resolve() == src.resolve():
         raise ValueError(f"export target {dst} is the source: choose another directory")
     config = json.loads((src / CONFIG).read_text(encoding="utf-8"))
@@ -51,7 +49,10 @@ def export_checkpoint(source: str | Path, target: str | Path, dtype: str = "bflo
 def write_checkpoint_files(target: Path, state: dict[str, torch.Tensor], dtype: str, config: dict,
                            tokenizer_file: Path) -> Path:
     """Write the three files of a checkpoint: `state`'s floating tensors cast to `dtype`, `config`
-    with `weights_dtype` set in its metadata, and a copy of `tokenizer_file`."""
+    with `weights_dtype` set in its metadata, and a copy of `tokenizer_file`. ValueError (one line)
+    on an unknown dtype, before anything is written."""
+    if dtype not in DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
     cast = {name: (tensor.to(DTYPES[dtype]) if tensor.is_floating_point() else tensor).contiguous()
             for name, tensor in state.items()}
     config = {**config, "metadata": {**config.get("metadata", {}), "weights_dtype": dtype}}

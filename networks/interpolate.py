@@ -48,9 +48,9 @@ def interpolate_states(start: dict[str, torch.Tensor], end: dict[str, torch.Tens
         if a.shape != b.shape:
             raise ValueError(f"tensor {name} has shape {tuple(a.shape)} and {tuple(b.shape)}")
         if a.is_floating_point() and b.is_floating_point():
-            mixed[name] = torch.lerp(a.float(), b.float(), alpha).contiguous()
+            mixed[name] = torch.lerp(a.float(), b.float(), alpha)
         elif torch.equal(a, b):
-            mixed[name] = a.contiguous()
+            mixed[name] = a
         else:
             raise ValueError(f"integer tensor {name} differs between the checkpoints")
     return mixed
@@ -63,8 +63,6 @@ def interpolate_checkpoints(start: str | Path, end: str | Path, target: str | Pa
     non-checkpoint, different architectures or tokenizers, an unknown dtype, or a target that is
     one of the sources."""
     a, b, dst = require_checkpoint(start), require_checkpoint(end), Path(target)
-    if dtype not in DTYPES:
-        raise ValueError(f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
     if dst.exists() and dst.resolve() in (a.resolve(), b.resolve()):
         raise ValueError(f"target {dst} is one of the sources: choose another directory")
     config_a = json.loads((a / CONFIG).read_text(encoding="utf-8"))
