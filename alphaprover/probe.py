@@ -7,8 +7,8 @@ goal before each step exactly as the search shows it to the policy; then, per ch
 step, the policy is asked three things:
 
 * the teacher-forced log-prob (nats) of the reference step — how likely a sample is to be it;
-* its rank among the policy's beam top-K (`rank 1` = the policy's first choice; `—` = K or more
-  beam tactics are likelier, so a beam of width K would not propose it);
+* its rank among the tactics a beam of width K proposes (`rank 1` = the policy's first choice; `—`
+  = the beam does not propose it — K likelier tactics filled it, or the search missed it);
 * the value head's estimate of the steps still needed, beside the script's true count.
 
 This is how session 34 found that the policy held a family's shape and missed exactly one step
@@ -54,7 +54,7 @@ class StepScore:
     """What one checkpoint says about one reference step."""
 
     logprob: float
-    rank: int | None  # 1-based among the beam's tactics; None when the beam holds `width` likelier ones
+    rank: int | None  # 1-based among the beam's tactics; None when the beam does not propose it
     value_steps: float  # the value head's expected steps still needed (−V)
 
 
@@ -160,13 +160,20 @@ def score_steps(policy, records: list[TacticRecord], beam_width: int) -> list[St
         for start in range(0, len(records), 8):
             chunk = records[start:start + 8]
             references = [form(record.tactic) or record.tactic for record in chunk]
-            out = evaluate_goals(model, tokenizer, [record.goal for record in chunk], num_samples=0,
-                                 beam_width=beam_width, candidates=[[tactic] for tactic in references],
-                                 tactic_form=form)
-            for reference, ranked, value in zip(references, out.tactics, out.values):
-                logprob = next((lp for tactic, lp in ranked if tactic == reference), -math.inf)
-                likelier = sum(1 for tactic, lp in ranked if tactic != reference and lp > logprob)
-                scores.append(StepScore(logprob, likelier + 1 if likelier < beam_width else None, -value))
+            goals = [record.goal for record in chunk]
+            # the beam alone, then the reference teacher-forced: a reference is in the beam only if
+            # the beam itself proposes it (a beam that keeps fewer than K tactics, when texts are
+            # dropped or merge, must not count an unlikely reference as proposed)
+            beams = evaluate_goals(model, tokenizer, goals, num_samples=0, beam_width=beam_width,
+                                   tactic_form=form).tactics
+            forced = evaluate_goals(model, tokenizer, goals, num_samples=0,
+                                    candidates=[[tactic] for tactic in references], tactic_form=form)
+            for reference, beam, scored, value in zip(references, beams, forced.tactics, forced.values):
+                logprob = next((lp for tactic, lp in scored if tactic == reference), -math.inf)
+                proposed = [lp for tactic, lp in beam if tactic == reference]
+                rank = (1 + sum(1 for tactic, lp in beam if tactic != reference and lp > proposed[0])
+                        if proposed else None)
+                scores.append(StepScore(logprob, rank, -value))
     return scores
 
 

@@ -73,8 +73,9 @@ def test_the_beams_first_tactic_ranks_first_with_the_beams_log_prob() -> None:
     scores = score_steps((model, tokenizer), [TacticRecord(goal, first, 1, "probe", "t"),
                                               TacticRecord(goal, other, 1, "probe", "t")], beam_width=4)
     assert scores[0].rank == 1 and math.isclose(scores[0].logprob, first_logprob, abs_tol=1e-3)
-    likelier = sum(logprob > scores[1].logprob for text, logprob in beam if text != other)
-    assert scores[1].logprob < first_logprob and scores[1].rank == (likelier + 1 if likelier < 4 else None)
+    proposed = [logprob for text, logprob in beam if text == other]
+    expected = 1 + sum(logprob > proposed[0] for text, logprob in beam if text != other) if proposed else None
+    assert scores[1].logprob < first_logprob and scores[1].rank == expected  # ranked only if the beam proposes it
     assert all(score.value_steps >= 0 for score in scores)
 
 
