@@ -17,8 +17,9 @@ identity is its row alone). A short fine-tune then teaches reading and writing s
     python -m networks.graft_slots checkpoints/alphaprover-coq-small /work/runs/slots-graft --slots 16
 
 The result is a checkpoint (float32 unless `--dtype`) whose config says `vocab_size + slots` and
-whose metadata names its source (`grafted_slots_from`). A checkpoint that already has slots, or a
-vocabulary whose last ids are not the embedding's last rows, is refused with a one-line error.
+whose metadata names its source (`grafted_slots_from`). A checkpoint that already has slots, or
+whose tokenizer, config and embedding sizes disagree (so appended ids would not be appended rows),
+is refused with a one-line error.
 """
 
 from __future__ import annotations
