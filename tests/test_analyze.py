@@ -443,6 +443,35 @@ def test_proofs_beyond_with_the_ledger_counts_other_runs_proofs(tmp_path: Path, 
     assert "no ledger" in capsys.readouterr().err
 
 
+def test_proofs_beyond_fresh_counts_the_list_proved_by_a_second_method_of_the_same_run(tmp_path: Path,
+                                                                                      capsys) -> None:
+    """The train done-when in one eval run: the list is what the baseline failed, and the fresh
+    search's count is read off the same file; an unattempted problem is never counted as proved."""
+    run, record = loop_of_three(tmp_path), BASELINE_RECORD
+    both, other = tmp_path / "both.jsonl", tmp_path / "other.jsonl"
+    write_rows(both, [{"problem": "a", "method": "mcts-fixed", "status": "failed", **record},
+                      {"problem": "b", "method": "mcts-fixed", "status": "failed", **record},
+                      {"problem": "c", "method": "mcts-fixed", "status": "failed", **record},
+                      {"problem": "a", "method": "mcts-mixed@v2", "status": "proved", **record},
+                      {"problem": "b", "method": "mcts-mixed@v2", "status": "failed", **record}])
+    write_rows(other, [{"problem": "a", "method": "mcts-fixed", "status": "failed", **record}])
+    args = ["analyze", str(run), "proofs-beyond", str(both), "--method", "mcts-fixed"]
+    assert main(args + ["--fresh", "mcts-mixed@v2"]) == 0
+    out = capsys.readouterr().out
+    assert "proved by the loop and not by the baseline: **3**" in out
+    assert "fresh search `mcts-mixed@v2` in the same run proved **1** of the 3" in out
+    assert "| a | 1 | 1 | `nra.` | proved |" in out and "| b | 1 | 1 | `nra.` | failed |" in out
+    assert "| c | 1 | 1 | `nra.` | not attempted |" in out
+    # two files (two runs), the baseline as its own fresh arm, an absent method: one line, exit 2
+    assert main(["analyze", str(run), "proofs-beyond", str(both), str(other), "--method", "mcts-fixed",
+                 "--fresh", "mcts-mixed@v2"]) == 2
+    assert "one run" in capsys.readouterr().err
+    assert main(args + ["--fresh", "mcts-fixed"]) == 2
+    assert "baseline method itself" in capsys.readouterr().err
+    assert main(args + ["--fresh", "bfs"]) == 2
+    assert "is not in" in capsys.readouterr().err
+
+
 def test_export_train_proofs_merges_this_runs_proofs_into_the_ledger(tmp_path: Path, capsys) -> None:
     from lean_interface.problems.benchmarks import dev_problem_names
     from selfplay.episode import Episode, Outcome

@@ -25,6 +25,12 @@ Several baseline files (a running loop's new names get their baseline run by run
 round) are read as one baseline: a problem counts as proved by it when any file's run proved it,
 as failed only when every run that attempted it failed — the conservative reading, so a problem
 is never "beyond" a baseline that proved it once. The done-when's claim itself is one run.
+
+`--fresh METHOD` reads the done-when's second half from the same single eval file: beside each
+listed problem, whether METHOD (a fresh search with the final checkpoint, run in the same `eval`
+run as the baseline) proved it, and how many of the list it proved. Only one file is accepted with
+it, so the list and the fresh search come from one run, as the issue asks; a listed problem the
+fresh method did not attempt shows as such and never counts as proved.
 """
 
 from __future__ import annotations
@@ -134,18 +140,32 @@ def beyond(proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> tuple[lis
     return gained, unseen
 
 
-def report(method: str, eval_files: list[Path], proofs: dict[str, LoopProof], baseline: dict[str, bool]) -> str:
+def fresh_cell(fresh: dict[str, bool] | None, name: str) -> str:
+    if fresh is None:
+        return ""
+    return {True: " proved |", False: " failed |"}.get(fresh.get(name), " not attempted |")
+
+
+def report(method: str, eval_files: list[Path], proofs: dict[str, LoopProof], baseline: dict[str, bool],
+           fresh: tuple[str, dict[str, bool]] | None = None) -> str:
+    """The list as markdown; with `fresh` (method, outcomes from the same run) a column and a count."""
     gained, unseen = beyond(proofs, baseline)
     failed = sum(1 for proved in baseline.values() if not proved)
     files = ", ".join(str(path) for path in eval_files)
     lines = [f"loop proved {len(proofs)} problems; baseline `{method}` ({files}) failed {failed} of "
              f"{len(baseline)}; proved by the loop and not by the baseline: **{len(gained)}**"
-             + (f"; {len(unseen)} loop-proved problems not in the baseline run" if unseen else ""), "",
-             "| problem | first version | proofs | shortest script |", "|---|---:|---:|---|"]
+             + (f"; {len(unseen)} loop-proved problems not in the baseline run" if unseen else "")]
+    fresh_outcomes = fresh[1] if fresh is not None else None
+    if fresh is not None:
+        proved = sum(1 for proof in gained if fresh[1].get(proof.name) is True)
+        lines.append(f"fresh search `{fresh[0]}` in the same run proved **{proved}** of the {len(gained)}")
+    header = "| problem | first version | proofs | shortest script |" + (f" `{fresh[0]}` |" if fresh else "")
+    lines += ["", header, "|---|---:|---:|---|" + ("---|" if fresh else "")]
     for proof in gained:
         script = " ".join(proof.shortest.split()).replace("|", "\\|")
         version = f"{proof.run} v{proof.first_version}" if proof.run else str(proof.first_version)
-        lines.append(f"| {proof.name} | {version} | {len(proof.scripts)} | `{script}` |")
+        lines.append(f"| {proof.name} | {version} | {len(proof.scripts)} | `{script}` |"
+                     + fresh_cell(fresh_outcomes, proof.name))
     return "\n".join(lines)
 
 
@@ -164,6 +184,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print only the loop-proved names no baseline file attempted, comma-separated: what "
                              "the baseline still has to run (`eval --problems … --out` the same file; missing "
                              "files count as empty)")
+    parser.add_argument("--fresh", default=None, metavar="METHOD",
+                        help="also report how many listed problems METHOD proved in the same eval run "
+                             "(one eval file only: the list and the fresh search from one run)")
 
 
 def run(run_dir: Path, args: argparse.Namespace) -> int:
@@ -182,8 +205,15 @@ def run(run_dir: Path, args: argparse.Namespace) -> int:
         print(",".join(beyond(proofs, baseline)[1]))
         return 0
     method, baseline = merged_baseline(args.eval_files, args.method)
+    fresh = None
+    if args.fresh is not None:
+        if len(args.eval_files) != 1:
+            raise UsageError("--fresh reads one eval file: the list and the fresh search must come from one run")
+        if args.fresh == method:
+            raise UsageError(f"--fresh {args.fresh} is the baseline method itself")
+        fresh = baseline_outcomes(args.eval_files[0], args.fresh)
     if args.names:
         print(",".join(proof.name for proof in beyond(proofs, baseline)[0]))
     else:
-        print(report(method, args.eval_files, proofs, baseline))
+        print(report(method, args.eval_files, proofs, baseline, fresh))
     return 0
