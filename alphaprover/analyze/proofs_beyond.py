@@ -155,11 +155,11 @@ def report(method: str, eval_files: list[Path], proofs: dict[str, LoopProof], ba
     lines = [f"loop proved {len(proofs)} problems; baseline `{method}` ({files}) failed {failed} of "
              f"{len(baseline)}; proved by the loop and not by the baseline: **{len(gained)}**"
              + (f"; {len(unseen)} loop-proved problems not in the baseline run" if unseen else "")]
-    fresh_outcomes = fresh[1] if fresh is not None else None
-    if fresh is not None:
-        proved = sum(1 for proof in gained if fresh[1].get(proof.name) is True)
-        lines.append(f"fresh search `{fresh[0]}` in the same run proved **{proved}** of the {len(gained)}")
-    header = "| problem | first version | proofs | shortest script |" + (f" `{fresh[0]}` |" if fresh else "")
+    fresh_method, fresh_outcomes = fresh if fresh is not None else (None, None)
+    if fresh_outcomes is not None:
+        proved = sum(1 for proof in gained if fresh_outcomes.get(proof.name) is True)
+        lines.append(f"fresh search `{fresh_method}` in the same run proved **{proved}** of the {len(gained)}")
+    header = "| problem | first version | proofs | shortest script |" + (f" `{fresh_method}` |" if fresh else "")
     lines += ["", header, "|---|---:|---:|---|" + ("---|" if fresh else "")]
     for proof in gained:
         script = " ".join(proof.shortest.split()).replace("|", "\\|")
