@@ -83,3 +83,21 @@ def test_the_committed_ledger_replays_into_records(tmp_path: Path, capsys: pytes
     out = tmp_path / "records.jsonl"
     assert main(["eval-proofs", str(ledger), str(out), "--methods", rows[0]["run"]]) == 0
     assert f"from {sum(row['run'] == rows[0]['run'] for row in rows)} problems" in capsys.readouterr().out
+
+
+def test_the_written_train_proofs_replay_and_hold_no_tune_dev_or_test_problem() -> None:
+    """`data/written-proofs/` (65 written, kernel-checked scripts of never-proved train problems) is a
+    demonstration file like the ledger: every row replays to `Qed` into records, and none names a
+    problem of the tune slice (measured on), the dev subset or the test split, by name or statement."""
+    from lean_interface.problems.benchmarks import held_out_problem_of, load_benchmark, tune_problem_names
+
+    written = Path(__file__).resolve().parents[2] / "data" / "written-proofs" / "minif2f-rocq-train.jsonl"
+    rows = ledger_rows(written)
+    train = {problem.name: problem for problem in load_benchmark("minif2f-rocq-train")}
+    names = [row["problem"] for row in rows]
+    assert len(names) == len(set(names)) == 65 and set(names) <= set(train)
+    assert not set(names) & tune_problem_names()
+    assert not [name for name in names if held_out_problem_of(name, train[name].theorem)]
+    records, report = eval_proof_records(rows, "minif2f-rocq-train", timeout=60.0)
+    assert (report.proofs, report.replayed, report.dropped, report.refused) == (65, 65, 0, 0)
+    assert {record["lemma"] for record in records} == set(names)
