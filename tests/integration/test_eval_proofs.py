@@ -11,7 +11,8 @@ import pytest
 from alphaprover.analyze.ledger import ledger_rows
 from alphaprover.cli import main
 from alphaprover.eval_proofs import eval_proof_records
-from lean_interface.problems.benchmarks import BUNDLED, dev_problem_names
+from lean_interface.problems.benchmarks import (BUNDLED, dev_problem_names, held_out_problem_of, load_benchmark,
+                                                tune_problem_names)
 
 pytestmark = pytest.mark.integration
 
@@ -89,8 +90,6 @@ def test_the_written_train_proofs_replay_and_hold_no_tune_dev_or_test_problem() 
     """`data/written-proofs/` (65 written, kernel-checked scripts of never-proved train problems) is a
     demonstration file like the ledger: every row replays to `Qed` into records, and none names a
     problem of the tune slice (measured on), the dev subset or the test split, by name or statement."""
-    from lean_interface.problems.benchmarks import held_out_problem_of, load_benchmark, tune_problem_names
-
     written = Path(__file__).resolve().parents[2] / "data" / "written-proofs" / "minif2f-rocq-train.jsonl"
     rows = ledger_rows(written)
     train = {problem.name: problem for problem in load_benchmark("minif2f-rocq-train")}
