@@ -274,6 +274,9 @@ def _pretrain(cfg) -> int:
             if not kept:
                 left_out.add(lemma)
             return kept
+    from alphaprover.train_inputs import ensure_inputs
+
+    ensure_inputs(settings.train_file, "")  # default-path files it names are built when missing, as `train` does
     Path(settings.out_dir).mkdir(parents=True, exist_ok=True)
     save_config(cfg, Path(settings.out_dir))
     metrics = pretrain(settings, keep_lemma)

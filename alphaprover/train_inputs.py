@@ -52,6 +52,12 @@ DEFAULT_EXTRACTED = Path("data/extracted/train.jsonl")
 DEFAULT_LEDGER = Path("data/loop-proofs/minif2f-rocq-train.jsonl")
 #: the ledger's scripts replayed in Coq into learner records (`alphaprover eval-proofs LEDGER OUT`)
 DEFAULT_LEDGER_RECORDS = Path("data/loop-proofs/records.jsonl")
+#: the committed written proofs of train problems no search had proved (data/README.md), same row format
+DEFAULT_WRITTEN = Path("data/written-proofs/minif2f-rocq-train.jsonl")
+#: the written proofs replayed into learner records
+DEFAULT_WRITTEN_RECORDS = Path("data/written-proofs/records.jsonl")
+#: each replayed-records file at its default path and the committed proof file it is replayed from
+PROOF_RECORD_BUILDS: dict[Path, Path] = {DEFAULT_LEDGER_RECORDS: DEFAULT_LEDGER, DEFAULT_WRITTEN_RECORDS: DEFAULT_WRITTEN}
 #: the record source of library records in learner batches
 LIBRARY_SOURCE = "library"
 
@@ -137,26 +143,28 @@ def _build_library() -> None:
     extract(DEFAULT_ROOTS, DEFAULT_EXTRACTED.parent)
 
 
-def ledger_records_stale() -> bool:
-    """Whether the ledger's replayed records must be (re)built: missing, or older than the ledger
-    (an `analyze export-train-proofs` added rows since). No ledger: nothing to build."""
-    if not DEFAULT_LEDGER.is_file():
+def ledger_records_stale(records: Path = DEFAULT_LEDGER_RECORDS) -> bool:
+    """Whether a proof file's replayed records (`PROOF_RECORD_BUILDS`; the loop ledger's by default)
+    must be (re)built: missing, or older than the proof file (an `analyze export-train-proofs` added
+    rows since). No proof file: nothing to build."""
+    proofs = PROOF_RECORD_BUILDS[records]
+    if not proofs.is_file():
         return False
-    return (not DEFAULT_LEDGER_RECORDS.is_file()
-            or DEFAULT_LEDGER_RECORDS.stat().st_mtime < DEFAULT_LEDGER.stat().st_mtime)
+    return not records.is_file() or records.stat().st_mtime < proofs.stat().st_mtime
 
 
-def _build_ledger_records() -> None:
-    """Replay the ledger's scripts in Coq into supervised records (a minute or two: one short
-    script per train problem), as `alphaprover eval-proofs LEDGER OUT --force` does."""
+def _build_proof_records(records_path: Path) -> None:
+    """Replay a committed proof file's scripts in Coq into supervised records (a minute or two:
+    one script per train problem), as `alphaprover eval-proofs PROOFS OUT --force` does."""
     from alphaprover.analyze.ledger import ledger_rows
     from alphaprover.eval_proofs import eval_proof_records, write_proof_records
 
-    print(f"{DEFAULT_LEDGER_RECORDS} missing or older than {DEFAULT_LEDGER}: replaying the loop-proof ledger "
+    proofs = PROOF_RECORD_BUILDS[records_path]
+    print(f"{records_path} missing or older than {proofs}: replaying its proofs "
           "(alphaprover eval-proofs, a minute or two)")
-    records, report = eval_proof_records(ledger_rows(DEFAULT_LEDGER), "minif2f-rocq-train")
-    write_proof_records(DEFAULT_LEDGER_RECORDS, records)
-    print(f"{report.records} records from {report.replayed} of {report.proofs} ledger proofs "
+    records, report = eval_proof_records(ledger_rows(proofs), "minif2f-rocq-train")
+    write_proof_records(records_path, records)
+    print(f"{report.records} records from {report.replayed} of {report.proofs} proofs "
           f"({report.dropped} did not replay)")
 
 
@@ -186,8 +194,9 @@ class _Beside:
 def ensure_inputs(supervised_spec: str, library_file: str, factory_files: Sequence[Path] = ()) -> None:
     """Build the default-path inputs a run mixes when they are missing: the factory files its
     sources name (`factory_files`, `FACTORY_BUILDS`), the script demonstrations its supervised
-    files name (`SCRIPT_BUILDS`; their factory file first, if it is missing too) and the stdlib
-    records. The stdlib extraction runs beside the factory builds, not after
+    files name (`SCRIPT_BUILDS`; their factory file first, if it is missing too), the stdlib
+    records and the replayed records of the committed proof files (`PROOF_RECORD_BUILDS`: the loop
+    ledger, the written proofs). The stdlib extraction runs beside the factory builds, not after
     them: each mostly waits on its own coqtop processes, so on a fresh 2-core machine the two
     overlap (session 35: factory and extraction together in 11 minutes). Files at other paths are
     left to `load_supervised` / `load_library`, which say what is wrong; a missing factory file at
@@ -203,8 +212,9 @@ def ensure_inputs(supervised_spec: str, library_file: str, factory_files: Sequen
     ensure_factory(factory_files)
     for path in scripts:
         _build_scripts(path)
-    if DEFAULT_LEDGER_RECORDS in wanted and ledger_records_stale():
-        _build_ledger_records()
+    for records_path in PROOF_RECORD_BUILDS:
+        if records_path in wanted and ledger_records_stale(records_path):
+            _build_proof_records(records_path)
     if beside is not None:
         beside.join()
     elif need_library:
@@ -232,6 +242,7 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
 
 
 __all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_FOCUS_SCRIPTS", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS",
-           "DEFAULT_ROOTS", "DEFAULT_ROOTS_SCRIPTS", "DEFAULT_SCRIPTS", "FACTORY_BUILDS", "FOCUS_FAMILIES",
-           "LIBRARY_SOURCE", "SCRIPT_BUILDS", "ensure_factory", "ensure_inputs", "ledger_records_stale",
+           "DEFAULT_ROOTS", "DEFAULT_ROOTS_SCRIPTS", "DEFAULT_SCRIPTS", "DEFAULT_WRITTEN", "DEFAULT_WRITTEN_RECORDS",
+           "FACTORY_BUILDS", "FOCUS_FAMILIES",
+           "LIBRARY_SOURCE", "PROOF_RECORD_BUILDS", "SCRIPT_BUILDS", "ensure_factory", "ensure_inputs", "ledger_records_stale",
            "load_library", "read_records", "supervised_parts", "supervised_paths"]

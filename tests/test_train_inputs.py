@@ -1,4 +1,4 @@
-"""What `alphaprover train` mixes (alphaprover/train_inputs.py): which missing inputs a run builds
+"""What `alphaprover train` (and `pretrain`) mixes (alphaprover/train_inputs.py): which missing inputs a run builds
 (only those at their default paths, the factory before its scripts), and which library records
 it keeps (the roots' files, ssreflect tactics dropped)."""
 
@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import networks.train
+from alphaprover import cli
 from alphaprover import train_inputs as T
 from alphaprover.config import UsageError
 
@@ -206,3 +208,35 @@ def test_the_roots_and_focus_files_are_built_from_their_factory_files(tmp_path: 
     assert len(builds) == 4                                      # all present now: nothing built twice
     with pytest.raises(UsageError, match="factory file data/factory/other.jsonl not found"):
         T.ensure_inputs("", "", [Path("data/factory/other.jsonl")])
+
+
+def test_the_written_proofs_records_are_built_like_the_ledgers_when_a_mix_names_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    replays = _record_ledger_replays(monkeypatch)
+    spec = "data/written-proofs/records.jsonl*50"
+    T.ensure_inputs(spec, "")                                    # no written proofs here: nothing to replay
+    assert replays == [] and not T.DEFAULT_WRITTEN_RECORDS.exists()
+    T.DEFAULT_WRITTEN.parent.mkdir(parents=True)
+    T.DEFAULT_WRITTEN.write_text(json.dumps({"problem": "mathd_algebra_149", "script": "lra.", "run": "w"}) + "\n")
+    T.ensure_inputs("data/loop-proofs/records.jsonl", "")        # the ledger's records named, not these
+    assert replays == []
+    T.ensure_inputs(spec, "")
+    assert replays == [["mathd_algebra_149"]] and not T.ledger_records_stale(T.DEFAULT_WRITTEN_RECORDS)
+    written = [json.loads(line) for line in T.DEFAULT_WRITTEN_RECORDS.read_text().splitlines()]
+    assert [(r["lemma"], r["tactic"]) for r in written] == [("mathd_algebra_149", "lra.")]
+    T.ensure_inputs(spec, "")                                    # up to date: not replayed again
+    assert len(replays) == 1
+
+
+def test_pretrain_builds_the_default_inputs_its_train_file_names(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    replays = _record_ledger_replays(monkeypatch)
+    T.DEFAULT_WRITTEN.parent.mkdir(parents=True)
+    T.DEFAULT_WRITTEN.write_text(json.dumps({"problem": "mathd_algebra_149", "script": "lra.", "run": "w"}) + "\n")
+    trained: list[str] = []
+    monkeypatch.setattr(networks.train, "pretrain", lambda settings, keep: trained.append(settings.train_file) or {})
+    assert cli.main(["pretrain", "train_file=data/written-proofs/records.jsonl*2", f"out_dir={tmp_path / 'out'}"]) == 0
+    assert replays == [["mathd_algebra_149"]] and T.DEFAULT_WRITTEN_RECORDS.is_file()
+    assert trained == ["data/written-proofs/records.jsonl*2"]
