@@ -243,6 +243,6 @@ def load_library(path: str, roots: Sequence[str]) -> list[TrainingRecord]:
 
 __all__ = ["DEFAULT_EXTRACTED", "DEFAULT_FACTORY", "DEFAULT_FOCUS_SCRIPTS", "DEFAULT_LEDGER", "DEFAULT_LEDGER_RECORDS",
            "DEFAULT_ROOTS", "DEFAULT_ROOTS_SCRIPTS", "DEFAULT_SCRIPTS", "DEFAULT_WRITTEN", "DEFAULT_WRITTEN_RECORDS",
-           "FACTORY_BUILDS", "FOCUS_FAMILIES",
-           "LIBRARY_SOURCE", "PROOF_RECORD_BUILDS", "SCRIPT_BUILDS", "ensure_factory", "ensure_inputs", "ledger_records_stale",
-           "load_library", "read_records", "supervised_parts", "supervised_paths"]
+           "FACTORY_BUILDS", "FOCUS_FAMILIES", "LIBRARY_SOURCE", "PROOF_RECORD_BUILDS", "SCRIPT_BUILDS",
+           "ensure_factory", "ensure_inputs", "ledger_records_stale", "load_library", "read_records",
+           "supervised_parts", "supervised_paths"]

@@ -1,6 +1,6 @@
-"""What `alphaprover train` (and `pretrain`) mixes (alphaprover/train_inputs.py): which missing inputs a run builds
-(only those at their default paths, the factory before its scripts), and which library records
-it keeps (the roots' files, ssreflect tactics dropped)."""
+"""What `alphaprover train` and `pretrain` mix (alphaprover/train_inputs.py): which missing inputs a
+run builds (only those at their default paths, the factory before its scripts), and which library
+records it keeps (the roots' files, ssreflect tactics dropped)."""
 
 from __future__ import annotations
 
