@@ -156,3 +156,40 @@ def test_subgoal_problems_of_held_out_problems_are_refused_made_or_stored(tmp_pa
                                            "subgoal_sources": ["minif2f-rocq-train"], "learner": {"quantization": ""}})
     with pytest.raises(ValueError, match="cannot enter expert iteration"):
         ExpertIteration(cfg, [source], [], [], lambda kind, problems: None, subgoal_maker=lambda *args: [])
+
+
+def test_the_bundled_coq_test_split_is_184_problems_of_the_lean_test_rows() -> None:
+    """`minif2f-rocq-test` (184 of the 244 test problems; 60 withheld outside the project): every
+    name is a test row of the Lean file, none is a valid problem, and each is held out."""
+    coq_test = load_benchmark("minif2f-rocq-test")
+    assert len(coq_test) == 184
+    lean_test = {p.name for p in load_benchmark("minif2f-lean-test")}
+    assert {p.name for p in coq_test} <= lean_test
+    assert not {p.name for p in coq_test} & {path.stem for path in VALID.glob("*.v")}
+    assert all(held_out_problem_of(p.name, p.theorem) == f"{p.name} (test split)" for p in coq_test)
+
+
+def test_a_test_statement_under_another_name_is_held_out() -> None:
+    test = next(p for p in load_benchmark("minif2f-rocq-test") if p.theorem is not None)
+    renamed = Theorem(name="innocent", header=test.theorem.header,
+                      statement=test.theorem.statement.replace(test.name, "innocent", 1))
+    assert held_out_problem_of("innocent", renamed) == f"{test.name} (test split)"
+    assert held_out_problem_of("innocent_v2", renamed) == f"{test.name} (test split)"
+
+
+def test_no_train_problem_states_a_test_problem() -> None:
+    train = [p for p in load_benchmark("minif2f-rocq-train") if p.theorem is not None]
+    assert not [p.name for p in train if held_out_problem_of(p.name, p.theorem)]
+
+
+def test_training_sources_refuse_the_coq_test_split(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="test-split"):
+        load_all(["minif2f-rocq-test"], tmp_path / "cache")
+    # a .v directory holding a test problem under an innocent name
+    test = next(p for p in load_benchmark("minif2f-rocq-test") if p.theorem is not None)
+    directory = tmp_path / "renamed"
+    directory.mkdir()
+    text = (BUNDLED["minif2f-rocq-test"][0] / f"{test.name}.v").read_text(encoding="utf-8")
+    (directory / "innocent.v").write_text(text.replace(test.name, "innocent"), encoding="utf-8")
+    with pytest.raises(ValueError, match="test-split"):
+        load_all([str(directory)], tmp_path / "cache")

@@ -1,7 +1,11 @@
 """Benchmark loaders: a directory of Coq `.v` problems, or JSONL in the community form.
 
-Bundled benchmarks have short names (`minif2f-rocq-valid`, `minif2f-rocq-dev`, `minif2f-lean-valid`,
-`minif2f-lean-test`); any other argument is a path.
+Bundled benchmarks have short names (`minif2f-rocq-valid`, `minif2f-rocq-dev`, `minif2f-rocq-test`,
+`minif2f-lean-valid`, `minif2f-lean-test`); any other argument is a path.
+
+`minif2f-rocq-test` is 184 of the 244 problems of miniF2F-rocq's test split (the other 60 are
+withheld for measurements made outside the project): measuring only, held out of every training
+path by name and by statement (`held_out_problem_of`), like the dev subset.
 
 The **dev subset** `minif2f-rocq-dev` — every 8th problem of miniF2F-rocq valid by name, starting
 with the first (31 problems, 28 elaborate) — is for measuring only: no stage (pretraining,
@@ -33,6 +37,7 @@ DATA_DIR = REPO_ROOT / "data"
 #: Bundled benchmarks: name → (path, JSONL split filter or None).
 BUNDLED: dict[str, tuple[Path, str | None]] = {
     "minif2f-rocq-valid": (DATA_DIR / "minif2f-rocq" / "valid", None),
+    "minif2f-rocq-test": (DATA_DIR / "minif2f-rocq" / "test", None),
     "minif2f-lean-valid": (DATA_DIR / "minif2f-lean" / "minif2f.jsonl", "valid"),
     "minif2f-lean-test": (DATA_DIR / "minif2f-lean" / "minif2f.jsonl", "test"),
 }
@@ -129,22 +134,42 @@ def base_problem_name(name: str) -> str:
 
 @functools.cache
 def minif2f_test_names() -> frozenset[str]:
-    """Names of miniF2F's test split (the test rows of the bundled Lean file: the same problems
-    as the Coq test split, which is not bundled). Never trained on, in any language."""
-    return frozenset(problem.name for problem in load_benchmark("minif2f-lean-test"))
+    """Names of miniF2F's test split: the test rows of the bundled Lean file (all 244) and the
+    bundled Coq test problems (184 of them, the same names). Never trained on, in any language."""
+    lean = {problem.name for problem in load_benchmark("minif2f-lean-test")}
+    return frozenset(lean | {problem.name for problem in load_benchmark("minif2f-rocq-test")})
+
+
+@functools.cache
+def _test_statements() -> dict[str, str]:
+    return {statement_without_name(p.theorem.statement): p.name for p in load_benchmark("minif2f-rocq-test")
+            if p.theorem is not None}
+
+
+def test_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
+    """The miniF2F test problem that `name` / `theorem` is — by name (Lean or Coq test split), or
+    by its statement under any other name (the bundled Coq test problems) — else None."""
+    base = name.rpartition("/")[2]
+    if base in minif2f_test_names():
+        return base
+    if theorem is None or theorem.language != "coq":
+        return None
+    return _test_statements().get(statement_without_name(theorem.statement))
 
 
 def held_out_problem_of(name: str, theorem: Theorem | None = None) -> str | None:
     """Why a problem may not be trained on, else None: `"<name> (dev subset)"` for a dev problem
     by name or by statement (`dev_problem_of`), `"<name> (test split)"` for a miniF2F test problem
-    by name — and the same for a variant of either (its name carries its target's,
-    `base_problem_name`). Every path that trains applies it (docs/ARCHITECTURE.md §Data)."""
+    by name or by statement (`test_problem_of`) — and the same for a variant of either (its name
+    carries its target's, `base_problem_name`). Every path that trains applies it
+    (docs/ARCHITECTURE.md §Data)."""
     base = base_problem_name(name)
     dev = dev_problem_of(base, theorem)
     if dev is not None:
         return f"{dev} (dev subset)"
-    if base in minif2f_test_names():
-        return f"{base} (test split)"
+    test = test_problem_of(base, theorem)
+    if test is not None:
+        return f"{test} (test split)"
     return None
 
 
