@@ -22,6 +22,16 @@ The modules, each for the tactics it provides:
                              rewritten everywhere until none applies) under a name short enough
                              for the policy to propose; an Ltac definition adds no axiom and no
                              term, and a header's own definition of the name would shadow it.
+  Coq.Reals.R_sqrt, Exp_prop, Rpower, Rtrigo1
+                             (Required, not imported) the modules whose lemmas `positivity` names
+                             (sqrt, exp, Rpower, PI); the rest of what it names is loaded by Lra.
+                             ~0.1 s more per header; the statement-identity test still passes.
+  Ltac positivity            Lean's `positivity` for R: `0 < e`, `0 <= e`, `e > 0`, `e >= 0`,
+                             `e <> 0` for e built from sums, products, quotients, inverses, powers
+                             (even powers of anything), sqrt, exp, Rpower, PI, INR/IZR, Rabs,
+                             numerals and the context (assumption, lra at the leaves). Every name it
+                             uses is fully qualified, so a header cannot change what it means; no
+                             stdlib, Coquelicot or mathcomp tactic is called `positivity`.
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
@@ -38,9 +48,97 @@ REWRITE_FUNCTIONS_LTAC = ("Ltac rewrite_functions := repeat match goal with "
                           "H : forall _, _ = _ |- _ => progress rewrite ?H in * "
                           "| H : forall _ _, _ = _ |- _ => progress rewrite ?H in * end.")
 
+#: the Reals modules `positivity` names lemmas of (Lra loads RIneq, Rfunctions, Rbasic_fun; not these)
+POSITIVITY_REQUIRES = "Require Coq.Reals.R_sqrt Coq.Reals.Exp_prop Coq.Reals.Rpower Coq.Reals.Rtrigo1."
+
+_R = "Coq.Reals.Rdefinitions."
+_LT, _LE = f"|- {_R}Rlt _", f"|- {_R}Rle _"
+_POW, _INR, _IZR = "Coq.Reals.Rpow_def.pow", "Coq.Reals.Raxioms.INR", f"{_R}IZR"
+_I, _F, _SQ = "Coq.Reals.RIneq.", "Coq.Reals.Rfunctions.", "Coq.Reals.R_sqrt."
+
+#: Lean's `positivity` as three mutually recursive Ltacs (`0 < e`, `0 <= e`, `e <> 0`) and a front
+#: door that normalises `>`/`>=`/`0 <> e` and checks the left side is 0. Each rule applies the
+#: stdlib lemma for the top operator and recurses on the parts; a leaf is closed by `assumption`
+#: or `lra` (hypotheses such as `0 < x`, `1 < x` for `0 < x - 1`); `0 <= x ^ (2k)` for any x
+#: through `pow_mult` and `Rle_0_sqr`. Fully qualified names: resolved when the prelude defines
+#: it, before any header, so no header's name can change what it applies.
+POSITIVITY_LTAC = f"""Ltac positivity_is_zero z := unify z ({_IZR} Coq.Numbers.BinNums.Z0).
+Ltac positivity_lt :=
+  first [ assumption
+        | match goal with
+          {_LT} ({_R}Rplus _ _) =>
+              first [ apply {_I}Rplus_lt_0_compat; positivity_lt
+                    | apply {_I}Rplus_lt_le_0_compat; [positivity_lt | positivity_le]
+                    | apply {_I}Rplus_le_lt_0_compat; [positivity_le | positivity_lt] ]
+          | {_LT} ({_R}Rmult _ _) => apply {_I}Rmult_lt_0_compat; positivity_lt
+          | {_LT} ({_R}Rdiv _ _) => apply {_I}Rdiv_lt_0_compat; positivity_lt
+          | {_LT} ({_R}Rinv _) => apply {_I}Rinv_0_lt_compat; positivity_lt
+          | {_LT} ({_POW} _ 2) => rewrite <- {_F}Rsqr_pow2; apply {_I}Rlt_0_sqr; positivity_ne
+          | {_LT} ({_POW} _ _) => apply {_F}pow_lt; positivity_lt
+          | {_LT} ({_SQ}sqrt _) => apply {_SQ}sqrt_lt_R0; positivity_lt
+          | {_LT} (Coq.Reals.Rtrigo_def.exp _) => apply Coq.Reals.Exp_prop.exp_pos
+          | {_LT} (Coq.Reals.Rpower.Rpower _ _) => unfold Coq.Reals.Rpower.Rpower; apply Coq.Reals.Exp_prop.exp_pos
+          | {_LT} Coq.Reals.Rtrigo1.PI => apply Coq.Reals.Rtrigo1.PI_RGT_0
+          | {_LT} ({_INR} (Coq.Arith.Factorial.fact _)) => apply Coq.Reals.Rprod.INR_fact_lt_0
+          | {_LT} ({_INR} _) => apply {_I}lt_0_INR; lia
+          | {_LT} ({_IZR} _) => apply {_I}IZR_lt; lia
+          | {_LT} (Coq.Reals.Rbasic_fun.Rabs _) => apply Coq.Reals.Rbasic_fun.Rabs_pos_lt; positivity_ne
+          end
+        | lra ]
+with positivity_le :=
+  first [ assumption
+        | match goal with
+          {_LE} ({_R}Rplus _ _) => apply {_I}Rplus_le_le_0_compat; positivity_le
+          | {_LE} ({_R}Rmult ?a ?a) => apply {_I}Rle_0_sqr
+          | {_LE} ({_R}Rmult _ _) => apply {_I}Rmult_le_pos; positivity_le
+          | {_LE} ({_R}Rdiv _ _) => apply {_SQ}Rle_mult_inv_pos; [positivity_le | positivity_lt]
+          | {_LE} ({_POW} ?x ?n) =>
+              first [ apply {_F}pow_le; positivity_le
+                    | let m := eval cbv in (Coq.Init.Nat.div2 n) in
+                      let even := eval cbv in (Coq.Init.Nat.even n) in
+                      match even with
+                      | true => replace ({_POW} x n) with ({_POW} ({_POW} x 2) m)
+                                  by (rewrite <- {_F}pow_mult; reflexivity);
+                                apply {_F}pow_le; rewrite <- {_F}Rsqr_pow2; apply {_I}Rle_0_sqr
+                      end ]
+          | {_LE} ({_SQ}sqrt _) => apply {_SQ}sqrt_pos
+          | {_LE} (Coq.Reals.Rbasic_fun.Rabs _) => apply Coq.Reals.Rbasic_fun.Rabs_pos
+          | {_LE} ({_INR} _) => apply {_I}pos_INR
+          | {_LE} ({_IZR} _) => apply {_I}IZR_le; lia
+          | {_LE} ({_I}Rsqr _) => apply {_I}Rle_0_sqr
+          end
+        | apply {_I}Rlt_le; positivity_lt
+        | lra ]
+with positivity_ne :=
+  first [ assumption
+        | apply {_I}Rgt_not_eq; unfold {_R}Rgt; positivity_lt
+        | match goal with
+          |- not (eq ({_R}Rmult _ _) _) => apply {_I}Rmult_integral_contrapositive_currified; positivity_ne
+          | |- not (eq ({_R}Rdiv _ _) _) =>
+              unfold {_R}Rdiv; apply {_I}Rmult_integral_contrapositive_currified;
+              [positivity_ne | apply {_I}Rinv_neq_0_compat; positivity_ne]
+          | |- not (eq ({_R}Rinv _) _) => apply {_I}Rinv_neq_0_compat; positivity_ne
+          | |- not (eq ({_POW} _ _) _) => apply {_F}pow_nonzero; positivity_ne
+          | |- not (eq (Coq.Reals.Rtrigo_def.exp _) _) => apply Coq.Reals.Rpower.exp_neq_0
+          | |- not (eq (Coq.Reals.Rbasic_fun.Rabs _) _) => apply Coq.Reals.Rbasic_fun.Rabs_no_R0; positivity_ne
+          | |- not (eq ({_INR} _) _) => apply {_I}not_0_INR; lia
+          | |- not (eq ({_IZR} _) _) => apply {_I}IZR_neq; lia
+          end
+        | apply {_I}Rlt_not_eq; lra
+        | lra ].
+Ltac positivity :=
+  match goal with
+  | |- {_R}Rgt _ _ => unfold {_R}Rgt; positivity
+  | |- {_R}Rge _ _ => apply {_I}Rle_ge; positivity
+  | |- {_R}Rlt ?z _ => positivity_is_zero z; positivity_lt
+  | |- {_R}Rle ?z _ => positivity_is_zero z; positivity_le
+  | |- not (@eq {_R}R _ ?z) => positivity_is_zero z; positivity_ne
+  | |- not (@eq {_R}R ?z _) => positivity_is_zero z; apply not_eq_sym; positivity_ne
+  end."""
+
 DEFAULT_PRELUDE = ("Require Import Coq.micromega.Lia Coq.micromega.Lra Coq.micromega.Psatz "
                    "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.micromega.ZifyNat.\n"
-                   + REWRITE_FUNCTIONS_LTAC)
+                   + REWRITE_FUNCTIONS_LTAC + "\n" + POSITIVITY_REQUIRES + "\n" + POSITIVITY_LTAC)
 
 
 #: the tactics each prelude module provides (the demo uses it to say which came from the prelude)
