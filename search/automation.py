@@ -35,6 +35,7 @@ which family closed each goal, whoever proposed the tactic (the list, or the net
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -157,6 +158,13 @@ _FAMILY_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def family_of(tactic: str) -> str:
-    """The automation family a tactic belongs to, or "tactic" for a plain proof step."""
+    """The automation family or computed proposer (`search.proposers`) a tactic belongs to, or
+    "tactic" for a plain proof step. Cached: the cost model asks it of every pending tactic."""
+    from search.proposers import proposer_of  # the proposers import this module
+
+    computed = proposer_of(tactic)
+    if computed is not None:
+        return computed
     return next((name for name, marker in _FAMILY_MARKERS if marker.search(tactic)), "tactic")

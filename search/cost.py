@@ -62,8 +62,18 @@ from search.tree import SearchTree
 
 #: a family whose tactics carry an Ltac time limit of at least this many seconds is expensive
 EXPENSIVE_SECONDS = 1
-#: each family's time limit, by name (`search.automation.FAMILIES`)
+#: each family's time limit, by name (`search.automation.FAMILIES`; a computed proposer's comes from
+#: `search.proposers.time_limit`)
 FAMILY_LIMITS: dict[str, int] = {family.name: family.seconds for family in FAMILIES}
+
+
+def family_limit(family: str) -> int:
+    """The Ltac time limit of a family or computed proposer by name; 0 for plain tactics."""
+    if family in FAMILY_LIMITS:
+        return FAMILY_LIMITS[family]
+    from search.proposers import time_limit
+
+    return time_limit(family)
 #: expected seconds of a cheap tactic whose family has not been measured yet in this search
 CHEAP_PRIOR_SECONDS = 0.05
 #: measured mode: calls of a head before its mean decides whether it is slow
@@ -86,7 +96,7 @@ def is_expensive(tactic: str) -> bool:
     """Whether a tactic belongs to an automation family with a time limit >= EXPENSIVE_SECONDS.
     Cached: an expansion asks it of each tactic several times (choose, ordering, batching, stats),
     and `family_of` runs a regex per family."""
-    return FAMILY_LIMITS.get(family_of(tactic), 0) >= EXPENSIVE_SECONDS
+    return family_limit(family_of(tactic)) >= EXPENSIVE_SECONDS
 
 
 @dataclass
@@ -139,7 +149,7 @@ class CostModel:
         family = family_of(tactic)
         if self.calls.get(family):
             return self.seconds[family] / self.calls[family]
-        return float(FAMILY_LIMITS.get(family, 0)) or CHEAP_PRIOR_SECONDS
+        return float(family_limit(family)) or CHEAP_PRIOR_SECONDS
 
     def allowance(self, node_id: int, visits: int) -> float:
         """Expected seconds the goal may still spend on expensive tactics: c · visits^alpha − spent."""

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from lean_interface.tactic_form import tactic_form
-from search.automation import FAMILIES, Family
 from search.evaluator import EvalRequest, Evaluation
-from search.goal_facts import goal_facts, hypotheses
+from search.goal_facts import hypotheses
+from search.proposers import CLASSIC, Proposer, goal_context
 
 _EQUATION = re.compile(r"(?<![<>:!/\\])=(?!>)|<->|↔")
 
@@ -45,8 +45,9 @@ class TacticVocabulary:
       inductive_types: type heads that get `inductive` (nat, list, …).
       case_types:      type heads that get `case_only` (bool, option, …).
       data_types:      type names of plain data variables (no templates for them).
-      families:        automation families whose tactics are generated from the goal's text
-                       (`search.automation`; Coq only).
+      families:        proposers whose tactics are generated from the goal's text (`search.proposers`:
+                       the classic automation families, and the computed ones when configured;
+                       Coq only).
       language:        the proof language ("coq" | "lean"): every proposed tactic is put in its
                        one canonical form (`lean_interface.tactic_form`), so lists, samples and
                        data never differ.
@@ -61,7 +62,7 @@ class TacticVocabulary:
     inductive_types: tuple[str, ...]
     case_types: tuple[str, ...]
     data_types: tuple[str, ...]
-    families: tuple[Family, ...] = ()
+    families: tuple[Proposer, ...] = ()
     language: str = "coq"
 
 
@@ -83,7 +84,7 @@ COQ_VOCABULARY = TacticVocabulary(
     case_types=("bool", "option", "prod", "sum"),
     data_types=("nat", "Z", "N", "positive", "R", "Q", "bool", "Prop", "Set", "Type", "list", "option",
                 "prod", "sum"),
-    families=FAMILIES,
+    families=CLASSIC,
     language="coq",
 )
 
@@ -171,8 +172,8 @@ class FixedTacticEvaluator:
     def tactics_for(self, goal_text: str) -> list[str]:
         """The distinct tactics proposed for a goal at round 0, in a fixed order."""
         vocabulary = self.vocabulary
-        facts = goal_facts(goal_text) if vocabulary.families else None
-        generated = [t for family in vocabulary.families for t in family.tactics(facts)] if facts else []
+        context = goal_context(goal_text) if vocabulary.families else None
+        generated = [t for proposer in vocabulary.families for t in proposer.tactics(context)] if context else []
         names = [*vocabulary.generic, *self.extra_tactics, *generated, *instantiated_tactics(goal_text, vocabulary)]
         canonical = tactic_form(vocabulary.language)
         return list(dict.fromkeys(form for form in map(canonical, names) if form is not None))

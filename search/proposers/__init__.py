@@ -1,5 +1,96 @@
 """Where the search's tactics come from: proposers (docs/ARCHITECTURE.md §Proposers).
 
-`base` defines a proposer and the goal context it reads; `expr` is the small expression type
-through which every computed argument reaches Coq text. The registry of proposers lives here.
+A proposer (`base.Proposer`) reads a goal's own text (`base.GoalContext`) and writes complete Coq
+tactic sentences. Two sets:
+
+  classic    the automation families the fixed list has offered since issue #40 (`search.automation`:
+             square hints for nra, rewriting with function equations, case splits, psatz), wrapped as
+             proposers: their arguments come from the goal's text alone.
+  computed   the competition shapes whose arguments are computed (issue #74): a value to assert, a
+             witness, coefficients of a linear combination (sympy, `cas`), the points to instantiate a
+             `forall` hypothesis at, the bounds of a case split, denominators whose `<> 0` must be
+             discharged, definitions to unfold, sqrt/ln/exp rewrites, residues, distinct roots.
+
+`proposer_set(spec)` names what a search offers: "classic" (the default until the computed set
+is measured better in one eval run), "all" (classic + computed), "none", or a comma-separated
+list of proposer names. The config key is `proposers` (alphaprover/policy_config.py); an eval
+label picks its own with `+classic` / `+proposers` so old and new are arms of one run. Every
+proposer's tactic is ordinary tactic text: the guard, `verify`, coqchk and the axiom audit treat
+it as they treat a policy sample.
 """
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+from search.automation import FAMILIES, Family
+from search.proposers.base import GoalContext, Proposer, ProposerSkipped, goal_context
+
+#: modules of the computed proposers, each exporting `PROPOSERS` (in the order their tactics are listed)
+COMPUTED_MODULES: tuple[str, ...] = ()
+#: the named sets `proposer_set` accepts besides a list of names
+SET_NAMES = ("classic", "all", "none")
+
+
+def _classic(family: Family) -> Proposer:
+    return Proposer(family.name, family.seconds, lambda context, f=family: f.generate(context.facts))
+
+
+#: today's automation families as proposers (search/automation.py documents and measures them)
+CLASSIC: tuple[Proposer, ...] = tuple(_classic(family) for family in FAMILIES)
+
+
+@functools.cache
+def computed_proposers() -> tuple[Proposer, ...]:
+    """Every computed proposer, module by module (imported on first use: sympy loads only when a
+    search asks for them)."""
+    found: list[Proposer] = []
+    for module in COMPUTED_MODULES:
+        found.extend(importlib.import_module(f"search.proposers.{module}").PROPOSERS)
+    return tuple(found)
+
+
+def all_proposers() -> tuple[Proposer, ...]:
+    return (*CLASSIC, *computed_proposers())
+
+
+def proposer_set(spec: str) -> tuple[Proposer, ...]:
+    """The proposers a search offers for `spec` ("classic" | "all" | "none" | "name,name,…"); a
+    one-line ValueError for an unknown name."""
+    spec = (spec or "classic").strip()
+    if spec == "classic":
+        return CLASSIC
+    if spec == "none":
+        return ()
+    everything = all_proposers()
+    if spec == "all":
+        return everything
+    by_name = {p.name: p for p in everything}
+    wanted = [name.strip() for name in spec.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in by_name]
+    if unknown:
+        raise ValueError(f"unknown proposer(s) {', '.join(unknown)} (choose from {', '.join(SET_NAMES)} "
+                         f"or names: {', '.join(by_name)})")
+    return tuple(by_name[name] for name in wanted)
+
+
+def proposer_of(tactic: str) -> str | None:
+    """The name of the computed proposer whose marker recognises `tactic` (whoever proposed it: the
+    list or the policy), else None: what reports and the cost model call its family."""
+    for proposer in computed_proposers():
+        if proposer.marker is not None and proposer.marker.search(tactic):
+            return proposer.name
+    return None
+
+
+def time_limit(name: str) -> int:
+    """A family's or proposer's Ltac time limit by name (0 when unknown: a plain tactic)."""
+    for proposer in all_proposers():
+        if proposer.name == name:
+            return proposer.seconds
+    return 0
+
+
+__all__ = ["CLASSIC", "COMPUTED_MODULES", "GoalContext", "Proposer", "ProposerSkipped", "SET_NAMES",
+           "all_proposers", "computed_proposers", "goal_context", "proposer_of", "proposer_set"]
