@@ -68,7 +68,7 @@ def test_bounded_passes_the_calls_own_errors_through() -> None:
         bounded(lambda: 1 / 0, 0.5)
 
 
-def test_per_goal_caches_results_and_errors_by_goal_text() -> None:
+def test_per_goal_caches_results_and_errors_by_goal_text_but_not_timeouts() -> None:
     calls: list[str] = []
 
     @per_goal(maxsize=2)
@@ -76,14 +76,18 @@ def test_per_goal_caches_results_and_errors_by_goal_text() -> None:
         calls.append(context.text)
         if "bad" in context.text:
             raise ValueError("bad goal")
+        if "slow" in context.text:
+            raise TimeoutError("CAS call over 0.5 s")
         return len(context.text)
 
-    good, bad = goal_context("x : R\n⊢ x = 1"), goal_context("x : R\n⊢ bad = 1")
+    good, bad, slow = (goal_context(f"x : R\n⊢ {word} = 1") for word in ("x", "bad", "slow"))
     assert f(good) == f(good)
     for _ in range(2):
         with pytest.raises(ValueError):
             f(bad)
-    assert calls == [good.text, bad.text]
+        with pytest.raises(TimeoutError):
+            f(slow)
+    assert calls == [good.text, bad.text, slow.text, slow.text]
 
 
 def test_evaluation_is_exact_on_rationals_and_follows_coq_conventions() -> None:

@@ -51,6 +51,24 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _Alarm()
 
 
+_warm = False
+
+
+def warm_up() -> None:
+    """Import sympy and run one small solve and Gröbner basis, unbounded (~1 s, once per process):
+    sympy's first calls build caches and import submodules, and a cold first call would otherwise
+    spend its bound on that and time out. `bounded` calls it before its first bounded call."""
+    global _warm
+    if _warm:
+        return
+    import sympy
+    x, y = sympy.symbols("x y", real=True)
+    sympy.solve([x ** 2 - 4, x + y - 1], [x, y], dict=True)
+    sympy.groebner([x ** 2 - 4, x * y - 1], y, x, order="lex")
+    sympy.linsolve([x + y - 1], [x, y])
+    _warm = True
+
+
 def bounded(fn: Callable[..., T], seconds: float = CAS_SECONDS, *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)`, stopped after `seconds` with `TimeoutError` (which `Proposer.tactics`
     treats as a skipped proposer).
@@ -59,7 +77,9 @@ def bounded(fn: Callable[..., T], seconds: float = CAS_SECONDS, *args: Any, **kw
     previous handler and any outer timer are restored afterwards (an outer timer's remaining time
     shrinks by the time spent here; nested bounded calls work). Off the main thread signals are not
     available: the call runs in a daemon thread and we stop *waiting* after `seconds` — the thread
-    may run on in the background until sympy finishes (its result is discarded)."""
+    may run on in the background until sympy finishes (its result is discarded). The process's
+    first call warms sympy up first (`warm_up`), outside the bound."""
+    warm_up()
     if threading.current_thread() is threading.main_thread():
         return _bounded_by_signal(fn, seconds, args, kwargs)
     return _bounded_by_thread(fn, seconds, args, kwargs)
@@ -104,7 +124,8 @@ def _bounded_by_thread(fn: Callable[..., T], seconds: float, args: tuple, kwargs
 
 def per_goal(maxsize: int = 2048) -> Callable[[Callable[[GoalContext], T]], Callable[[GoalContext], T]]:
     """A decorator caching a function of one goal by the goal's text (LRU, `maxsize` goals).
-    Exceptions are cached too: a goal whose CAS call timed out is not asked again."""
+    Exceptions are cached too (a goal out of the shape is not read again), except `TimeoutError`:
+    a CAS call that ran out of time on a loaded machine is tried again when the goal comes back."""
 
     def wrap(fn: Callable[[GoalContext], T]) -> Callable[[GoalContext], T]:
         cache: OrderedDict[str, tuple[bool, Any]] = OrderedDict()
@@ -122,6 +143,8 @@ def per_goal(maxsize: int = 2048) -> Callable[[Callable[[GoalContext], T]], Call
                     raise value
             try:
                 result: tuple[bool, Any] = (True, fn(context))
+            except TimeoutError:
+                raise
             except Exception as error:
                 result = (False, error)
             with lock:
@@ -356,4 +379,4 @@ def read_goal(context: GoalContext) -> ArithGoal:
 
 
 __all__ = ["ArithGoal", "CAS_SECONDS", "Fact", "bounded", "consistent", "evaluate", "holds_numerically", "per_goal",
-           "read_goal", "sample_points"]
+           "read_goal", "sample_points", "warm_up"]

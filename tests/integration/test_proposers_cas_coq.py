@@ -8,17 +8,28 @@ from __future__ import annotations
 import pytest
 
 from lean_interface.coq import CoqEnv, theorem_from_proposition
+from search.proposers.linear_combination import LINEAR_COMBINATION
 from search.proposers.solve_assert import SOLVE_ASSERT
+from search.proposers.witnesses import WITNESSES
 
 pytestmark = pytest.mark.integration
 
 REALS = "Require Import Reals.\nOpen Scope R_scope."
 ARITH = "Require Import Arith."
+ZARITH = "Require Import ZArith.\nOpen Scope Z_scope."
 CLOSES = [
     ("solve_linear", SOLVE_ASSERT, "forall u v : R, 2 * u - v = 4 -> u + v = 11 -> u ^ 2 + v ^ 2 = 61", REALS),
     ("solve_nat_quadratic", SOLVE_ASSERT, "forall m : nat, 2 * m * m + m = 21 -> m * m * m = 27", ARITH),
     ("solve_roots", SOLVE_ASSERT, "forall t : R, t ^ 2 + 12 = 7 * t -> t = 3 \\/ t = 4", REALS),
     ("solve_cubic_one_real_root", SOLVE_ASSERT, "forall s w : R, s ^ 3 = 8 -> w = s + 1 -> w = 3", REALS),
+    ("combination_symmetric", LINEAR_COMBINATION,
+     "forall p q : R, p + q = 5 -> p * q = 6 -> p ^ 3 + q ^ 3 = 35", REALS),
+    ("combination_integer", LINEAR_COMBINATION, "forall m n : Z, m * n = 4 -> m + n = 5 -> m ^ 2 * n + m * n ^ 2 = 20",
+     ZARITH),
+    ("witness_real", WITNESSES, "exists t : R, 3 * t - 2 = 10 /\\ 0 < t", REALS),
+    ("witness_pair", WITNESSES, "exists m n : nat, m + n = 9 /\\ m * n = 20", ARITH),
+    ("witness_term", WITNESSES, "forall c : R, 0 < c -> exists t : R, t * c = c * c + c", REALS),
+    ("witness_sqrt", WITNESSES, "exists t : R, t * t = 3 /\\ 0 < t", REALS),
 ]
 
 
@@ -56,6 +67,9 @@ FALSE = [
     (SOLVE_ASSERT, "forall x : R, 2 * x = 6 -> x = 4", REALS),
     # not of the shape: no equation to solve
     (SOLVE_ASSERT, "forall x : R, 0 < x -> 0 < x + 1", REALS),
+    (LINEAR_COMBINATION, "forall a b : R, a + b = 5 -> a * b = 6 -> a = 1", REALS),
+    (WITNESSES, "exists k : nat, k * k = 8", ARITH),
+    (WITNESSES, "forall c : R, 0 < c -> exists t : R, t * c = 1 /\\ t < 0", REALS),
 ]
 
 
