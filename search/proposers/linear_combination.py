@@ -118,14 +118,8 @@ def _proposals(context: GoalContext) -> list[str]:
             f"{p}{identity}"]
 
 
-def _generate(context: GoalContext) -> list[str]:
-    try:
-        return _proposals(context)
-    except Unsupported as error:
-        raise ProposerSkipped(str(error)) from None
 
-
-LINEAR_COMBINATION = Proposer(name="linear_combination", seconds=3, generate=_generate, computed=True)
+LINEAR_COMBINATION = Proposer(name="linear_combination", seconds=3, generate=_proposals, computed=True)
 PROPOSERS: tuple[Proposer, ...] = (LINEAR_COMBINATION,)
 
 __all__ = ["LINEAR_COMBINATION", "PROPOSERS", "certificate"]

@@ -32,7 +32,7 @@ from typing import Any
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped
 from search.proposers.cas import (CAS_SECONDS, INTEGRAL, ArithGoal, bounded, consistent, holds_numerically, per_goal,
                                   read_goal)
-from search.proposers.expr import (Bin, Conn, Expr, Neg, Num, Prop, Rel, Unsupported, Var, coq, coq_prop,
+from search.proposers.expr import (Bin, Conn, Expr, Neg, Num, Prop, Rel, Var, coq, coq_prop,
                                    from_sympy, functions, to_sympy, variables)
 
 #: the most values a disjunction names
@@ -243,14 +243,8 @@ def _proposals(context: GoalContext) -> list[str]:
     return out[:8]
 
 
-def _generate(context: GoalContext) -> list[str]:
-    try:
-        return _proposals(context)
-    except Unsupported as error:
-        raise ProposerSkipped(str(error)) from None
 
-
-SOLVE_ASSERT = Proposer(name="solve_assert", seconds=3, generate=_generate, computed=True)
+SOLVE_ASSERT = Proposer(name="solve_assert", seconds=3, generate=_proposals, computed=True)
 PROPOSERS: tuple[Proposer, ...] = (SOLVE_ASSERT,)
 
 __all__ = ["PROPOSERS", "SOLVE_ASSERT", "conjuncts", "equations", "factored", "solutions"]

@@ -214,14 +214,8 @@ def _admissible(assignment: dict[str, Expr], types: dict[str, str], points: list
     return True
 
 
-def _generate(context: GoalContext) -> list[str]:
-    try:
-        return _proposals(context)
-    except Unsupported as error:
-        raise ProposerSkipped(str(error)) from None
 
-
-WITNESSES = Proposer(name="witnesses", seconds=3, generate=_generate, computed=True)
+WITNESSES = Proposer(name="witnesses", seconds=3, generate=_proposals, computed=True)
 PROPOSERS: tuple[Proposer, ...] = (WITNESSES,)
 
 __all__ = ["PROPOSERS", "WITNESSES", "split_exists"]
