@@ -22,16 +22,19 @@ The modules, each for the tactics it provides:
                              rewritten everywhere until none applies) under a name short enough
                              for the policy to propose; an Ltac definition adds no axiom and no
                              term, and a header's own definition of the name would shadow it.
-  Coq.Reals.R_sqrt, Exp_prop, Rpower, Rtrigo1
-                             (Required, not imported) the modules whose lemmas `positivity` names
-                             (sqrt, exp, Rpower, PI); the rest of what it names is loaded by Lra.
-                             ~0.1 s more per header; the statement-identity test still passes.
+  Coq.Reals.R_sqrt           (Required, not imported) the module of the sqrt lemmas `positivity`
+                             names; the rest of what it names is loaded by Lra. ~0.03 s more per
+                             header. Not Exp_prop (exp_pos), Rpower nor Rtrigo1 (PI_RGT_0): they
+                             load Rtopology, whose constant `f` then answers `Locate f` for a
+                             bound `f` in a nat-only statement, which the statement-identity
+                             test counts as a change of meaning; so exp, Rpower and PI are
+                             leaves for `positivity` (assumption, lra), not rules.
   Ltac positivity            Lean's `positivity` for R: `0 < e`, `0 <= e`, `e > 0`, `e >= 0`,
                              `e <> 0` for e built from sums, products, quotients, inverses, powers
-                             (even powers of anything), sqrt, exp, Rpower, PI, INR/IZR, Rabs,
-                             numerals and the context (assumption, lra at the leaves). Every name it
-                             uses is fully qualified, so a header cannot change what it means; no
-                             stdlib, Coquelicot or mathcomp tactic is called `positivity`.
+                             (even powers of anything), sqrt, INR/IZR (and INR of a factorial),
+                             Rabs, numerals and the context (assumption, lra at the leaves). Every
+                             name it uses is fully qualified, so a header cannot change what it
+                             means; no stdlib, Coquelicot or mathcomp tactic is called `positivity`.
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
@@ -48,8 +51,8 @@ REWRITE_FUNCTIONS_LTAC = ("Ltac rewrite_functions := repeat match goal with "
                           "H : forall _, _ = _ |- _ => progress rewrite ?H in * "
                           "| H : forall _ _, _ = _ |- _ => progress rewrite ?H in * end.")
 
-#: the Reals modules `positivity` names lemmas of (Lra loads RIneq, Rfunctions, Rbasic_fun; not these)
-POSITIVITY_REQUIRES = "Require Coq.Reals.R_sqrt Coq.Reals.Exp_prop Coq.Reals.Rpower Coq.Reals.Rtrigo1."
+#: the Reals module `positivity` names lemmas of beyond what Lra loads (RIneq, Rfunctions, Rbasic_fun)
+POSITIVITY_REQUIRES = "Require Coq.Reals.R_sqrt."
 
 _R = "Coq.Reals.Rdefinitions."
 _LT, _LE = f"|- {_R}Rlt _", f"|- {_R}Rle _"
@@ -76,9 +79,6 @@ Ltac positivity_lt :=
           | {_LT} ({_POW} _ 2) => rewrite <- {_F}Rsqr_pow2; apply {_I}Rlt_0_sqr; positivity_ne
           | {_LT} ({_POW} _ _) => apply {_F}pow_lt; positivity_lt
           | {_LT} ({_SQ}sqrt _) => apply {_SQ}sqrt_lt_R0; positivity_lt
-          | {_LT} (Coq.Reals.Rtrigo_def.exp _) => apply Coq.Reals.Exp_prop.exp_pos
-          | {_LT} (Coq.Reals.Rpower.Rpower _ _) => unfold Coq.Reals.Rpower.Rpower; apply Coq.Reals.Exp_prop.exp_pos
-          | {_LT} Coq.Reals.Rtrigo1.PI => apply Coq.Reals.Rtrigo1.PI_RGT_0
           | {_LT} ({_INR} (Coq.Arith.Factorial.fact _)) => apply Coq.Reals.Rprod.INR_fact_lt_0
           | {_LT} ({_INR} _) => apply {_I}lt_0_INR; lia
           | {_LT} ({_IZR} _) => apply {_I}IZR_lt; lia
@@ -119,7 +119,6 @@ with positivity_ne :=
               [positivity_ne | apply {_I}Rinv_neq_0_compat; positivity_ne]
           | |- not (eq ({_R}Rinv _) _) => apply {_I}Rinv_neq_0_compat; positivity_ne
           | |- not (eq ({_POW} _ _) _) => apply {_F}pow_nonzero; positivity_ne
-          | |- not (eq (Coq.Reals.Rtrigo_def.exp _) _) => apply Coq.Reals.Rpower.exp_neq_0
           | |- not (eq (Coq.Reals.Rbasic_fun.Rabs _) _) => apply Coq.Reals.Rbasic_fun.Rabs_no_R0; positivity_ne
           | |- not (eq ({_INR} _) _) => apply {_I}not_0_INR; lia
           | |- not (eq ({_IZR} _) _) => apply {_I}IZR_neq; lia

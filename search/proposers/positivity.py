@@ -1,14 +1,16 @@
 """Positivity (Lean's `positivity`): a real goal `0 < e`, `0 <= e`, `e > 0`, `e >= 0`, `e <> 0` (or a
 conjunction of them) closed by the prelude's `positivity` Ltac.
 
-Shape: the conclusion compares a real expression with 0 — `0 < x * y + x / y + sqrt x + exp y`
+Shape: the conclusion compares a real expression with 0 — `0 < x * y + x / y + sqrt x`
 under `0 < x`, `0 < y`; `0 <= x ^ 4 + Rabs x + 1`; `INR n + 1 <> 0`.
 
 Why: lra treats `x * y`, `sqrt x`, `x ^ 4` as opaque atoms and nra's products rarely reach a
 positive sum of such terms, while the proof is a walk down the expression applying one stdlib
-lemma per operator (`Rplus_lt_0_compat`, `Rmult_lt_0_compat`, `pow_lt`, `sqrt_lt_R0`, `exp_pos`,
+lemma per operator (`Rplus_lt_0_compat`, `Rmult_lt_0_compat`, `pow_lt`, `sqrt_lt_R0`,
 `lt_0_INR`, …) with `assumption`/lra at the leaves. That walk is the Ltac `positivity` in
-`lean_interface.coq.prelude.POSITIVITY_LTAC`: one short name the policy can propose.
+`lean_interface.coq.prelude.POSITIVITY_LTAC`: one short name the policy can propose. (exp, Rpower
+and PI are leaves there — their lemmas' modules cannot be in the prelude — so `0 < exp x` needs a
+hypothesis; see the prelude's docstring.)
 
 Coq route: `intros; positivity` (`repeat split; positivity` for a conjunction). The real check
 reads the expression's names: a goal over nat or Z (where lia is the tool) gets no proposal.

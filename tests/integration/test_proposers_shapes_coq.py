@@ -21,7 +21,7 @@ CASES = [
     ("field_side", FIELD, "forall u v : R, u <> 0 -> v <> 0 -> u + v = 3 * (u * v) -> 1 / u + 1 / v = 3", REALS),
     ("field_side_hyp", FIELD, "forall p q : R, p <> 2 * q -> p <> q -> (p + q) / (p - 2 * q) = 4 -> p = 3 * q", REALS),
     ("field_side_positivity", FIELD, "forall t : R, 0 < t -> t / (t ^ 2 + 1) * (t ^ 2 + 1) = t", REALS),
-    ("positivity", POSITIVITY, "forall u v : R, 0 < u -> 0 <= v -> 0 < u * sqrt u + v ^ 2 + exp v / u", REALS),
+    ("positivity", POSITIVITY, "forall u v : R, 0 < u -> 0 <= v -> 0 < u * sqrt u + v ^ 2 + v / u", REALS),
     ("positivity_ne", POSITIVITY, "forall m : nat, INR m + Rabs 2 <> 0", REALS),
     ("instantiate", INSTANTIATE,
      "forall (p q : R) (g : R -> R), (forall t : R, g (t - 1) = p * t + q) -> g 0 = 5 -> g 1 = 7 -> p = 2", REALS),
