@@ -103,3 +103,10 @@ def test_distinct_roots_skips_goals_without_two_values_of_one_equation() -> None
     assert ROOT.tactics("⊢ forall x : R, x + 1 = 2 -> x = 1") == []
     # the two equations are different polynomials: no common root to cancel
     assert ROOT.tactics("⊢ forall a b : R, a <> b -> a ^ 2 = 1 -> b ^ 2 = 4 -> a + b = 0") == []
+
+
+def test_tighter_bounds_through_products_are_a_second_set_of_proposals() -> None:
+    text = "⊢ forall x y : nat, x * y + 2 * x + y = 40 -> x * x * y = 36 -> x + y = 13"
+    loose, tight = (integer_bounds(read_goal(goal_context(text)), products=flag) for flag in (False, True))
+    assert loose["x"][0] == 0 and tight["x"][0] > 0 and tight["x"][1] <= loose["x"][1]
+    assert len(INTERVAL.tactics(text)) <= 5

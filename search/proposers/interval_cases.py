@@ -13,14 +13,14 @@ Bounds are computed in Python from the parsed hypotheses (`search.proposers.expr
     variables with nonnegative lower bounds, no `-` or `/`) bounds each variable of L from above by
     R's largest value (its variables at their upper bounds) with L's other variables at their lower
     bounds, and a lone variable R from below by L's least value (so `y < x` carries bounds across;
-    lower bounds through products are not derived: nia could not check them in one call); three
-    rounds of propagation.
+    lower bounds through products are carried only in a second, tighter set of proposals: they are
+    true of the solutions but nia may not check them in one call); three rounds of propagation.
 Coq checks what Python guessed: `assert (lo <= v <= hi)` by nia, the disjunction of the values by
 lia, `destruct` into one goal per value, `subst v`, then each case closed by the decision procedures
 (`lia`, `nia`, `simpl in *` then lia, `reflexivity`, `discriminate`) — one guard-accepted sentence,
 no bullets. A range past 40 values (two variables: 100 cases) is not proposed.
 
-Cost: ~1 ms of Python per goal (reading the facts is cached); at most 4 tactics, each under
+Cost: ~1–5 ms of Python per goal (reading the facts is cached); at most 5 tactics, each under
 `timeout 3`.
 """
 
@@ -115,7 +115,7 @@ def _side_bound(side: Expr, bounds: Bounds, which: int) -> float | None:
         return None
 
 
-def _monotone_step(rel: Rel, types: dict[str, str], bounds: Bounds) -> None:
+def _monotone_step(rel: Rel, types: dict[str, str], bounds: Bounds, products: bool) -> None:
     """Bounds carried across one relation between monotone sides (see the module docstring)."""
     pairs = [(rel.left, rel.right, rel.op == "<")]
     if rel.op == "=":
@@ -134,8 +134,8 @@ def _monotone_step(rel: Rel, types: dict[str, str], bounds: Bounds) -> None:
                         if strict else evaluate(small, {**others, name: v}) <= top)
                 _tighten(bounds, name, None, _scan(fits, bounds[name][0], 1, 4 * WINDOW))
         bottom = _side_bound(small, bounds, 0)
-        if bottom is None or not isinstance(big, Var):  # a lower bound only across `y < x`: one
-            continue                                     # nia can check without the other bounds
+        if bottom is None or not (products or isinstance(big, Var)):  # see integer_bounds
+            continue
         for name in variables(big):
             others = {n: bounds.get(n, (None, None))[1] for n in variables(big) if n != name}
             if any(v is None for v in others.values()):
@@ -147,8 +147,10 @@ def _monotone_step(rel: Rel, types: dict[str, str], bounds: Bounds) -> None:
             _tighten(bounds, name, lo, None)
 
 
-def integer_bounds(goal: ArithGoal) -> Bounds:
-    """name → (lo, hi) of every integer variable, None where no bound was found."""
+def integer_bounds(goal: ArithGoal, products: bool = False) -> Bounds:
+    """name → (lo, hi) of every integer variable, None where no bound was found. With `products`,
+    lower bounds are carried through products too (tighter, but true only of the solutions, so
+    nia may fail to check them in one call: aime_1991_p1-like systems need them)."""
     types = {n: t for n, t in goal.types.items() if t in INTEGRAL}
     bounds: Bounds = {n: (0 if t == "nat" else None, None) for n, t in types.items()}
     rels = relations(f.prop for f in goal.hypotheses)
@@ -163,7 +165,7 @@ def integer_bounds(goal: ArithGoal) -> Bounds:
         for rel in rels:
             if rel.op in ("<", "<=", "=") and len(variables(rel)) > 1:
                 try:
-                    _monotone_step(rel, types, bounds)
+                    _monotone_step(rel, types, bounds, products)
                 except (Unsupported, OverflowError, ValueError):
                     continue
     return bounds
@@ -192,13 +194,21 @@ def _split(name: str, lo: int, hi: int, scope: str) -> str:
 def interval_cases(context: GoalContext) -> list[str]:
     """The split tactics for the goal's bounded integer variables, smallest range first."""
     goal = read_goal(context)
-    bounds = integer_bounds(goal)
+    out = _tactics(goal, integer_bounds(goal))
+    tight = _tactics(goal, integer_bounds(goal, products=True))
+    out = out[:3] + [t for t in tight[:2] if t not in out]
+    if not out:
+        raise ProposerSkipped("no bounded integer variable")
+    return out[:5]
+
+
+def _tactics(goal: ArithGoal, bounds: Bounds) -> list[str]:
     ranged = sorted(((int(hi) - int(lo) + 1, name, int(lo), int(hi)) for name, (lo, hi) in bounds.items()
                      if lo is not None and hi is not None and 2 <= hi - lo + 1 <= MAX_VALUES
                      and Fraction(lo).denominator == 1),
                     key=lambda item: (item[0], item[1]))
     if not ranged:
-        raise ProposerSkipped("no bounded integer variable")
+        return []
     out = []
     for size, name, lo, hi in ranged[:2]:
         scope = "nat" if goal.types[name] == "nat" else "Z"
@@ -213,7 +223,7 @@ def interval_cases(context: GoalContext) -> list[str]:
     size, name, lo, hi = ranged[0]  # the split alone, the impossible cases dropped by lia: the rest
     scope = "nat" if goal.types[name] == "nat" else "Z"  # (one case, often) is left to the search
     out.append(f"{goal.prefix}{_split(name, lo, hi, scope)}; try lia")
-    return out[:4]
+    return out
 
 
 PROPOSERS = (Proposer("interval_cases", 3, interval_cases, computed=True),)
