@@ -19,7 +19,9 @@ dispatch would depend on it. Variants: everything simplified then closed; the go
 hypotheses only; and the progress step (asserts and simplifications, no close) for the search to
 finish. At most 4 tactics per goal, each under `timeout 3`.
 
-Cost: parsing the goal's facts, ~0.2–1 ms per goal (no CAS call).
+Cost: parsing the goal's facts, ~0.3 ms per goal (no CAS call). Train split (root and after `intros`,
+353 goals): proposes on 47, 86 tactics, 5.5 prover-seconds in all; closes 10 problems, 7 of them
+not closed by the fixed list's one-step automation.
 """
 
 from __future__ import annotations

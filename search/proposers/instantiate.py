@@ -25,7 +25,9 @@ over nat/Z. Proposals, most specific first: matched points; all points; the recu
 all points without the close (a progress step). At most 4, each under `timeout 3`.
 
 Cost: ~1–5 ms per goal with a forall hypothesis (sympy's `Poly` for each compound argument,
-bounded by `search.proposers.cas.bounded`); nothing otherwise.
+bounded by `search.proposers.cas.bounded`); nothing otherwise. Train split (353 goals): proposes
+on 76, 206 tactics, 8.3 prover-seconds in all; closes 13 problems, 5 not closed by the fixed
+list's one-step automation.
 """
 
 from __future__ import annotations

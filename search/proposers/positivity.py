@@ -15,7 +15,9 @@ hypothesis; see the prelude's docstring.)
 Coq route: `intros; positivity` (`repeat split; positivity` for a conjunction). The real check
 reads the expression's names: a goal over nat or Z (where lia is the tool) gets no proposal.
 
-Cost: parsing the conclusion, ~0.1 ms per goal; one tactic, under `timeout 2`.
+Cost: parsing the conclusion, ~0.03 ms per goal; one tactic, under `timeout 2`. On the train split's
+root goals no conclusion has this shape (0 of 353): its use there is as field_side's discharger
+and as a step inside a search.
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ simpl`) for (2); `intros; unfold Nat.divide in *; repeat match goal with h : exi
 destruct h end; CLOSE` for (3). CLOSE is `first [lia | lra | nra | nia]` (the proposer cannot
 tell a header function's type from the goal). At most 8 tactics per goal, each under `timeout 3`.
 
-Cost: a regex pass over the goal text, ~0.1 ms; no CAS call.
+Cost: a regex pass over the goal text, ~0.1 ms; no CAS call. Train split (353 goals): proposes on
+63, 236 tactics, 72 prover-seconds (the `simpl in *` variants run to their timeout on big
+computations); closes 2 problems, both also closed by the fixed list: a step for the search.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def header_names(context: GoalContext) -> list[str]:
     for text in texts:
         for match in _APPLIED.finditer(text):
             name = match.group(1)
-            if name in KNOWN or name in local or name in bound or name[0].isdigit():
+            if name in KNOWN or name in local or name in bound or "." in name:  # a header's names are unqualified
                 continue
             out.setdefault(name)
     return list(out)
