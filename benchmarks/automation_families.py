@@ -4,7 +4,7 @@ For every problem, each family's tactics (`search.automation.FAMILIES`, plus `de
 portfolio's fixed decision-procedure list) run on the root goal in order until one closes it. A
 family's row says on how many problems it closed the goal, how many of those `decide` does not
 close (what it adds), and what it cost in prover seconds and calls. This is the measurement
-behind the families' order and time limits (docs/ARCHITECTURE.md §Automation families); run it
+behind the families' order and time limits (docs/ARCHITECTURE.md §Proposers); run it
 on the train split, never the dev subset.
 
 `--no-csdp` runs with a PATH that holds Coq's programs but not CSDP's `csdp`, so `psatz` fails

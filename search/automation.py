@@ -2,7 +2,7 @@
 
 Every proof the project found before these families was one decision-procedure call (`intros;
 lra.`, `lia.`, …) and the no-network search ran out of ideas, not time. Coq can do more
-(docs/ARCHITECTURE.md §Automation families), but most of it needs arguments a fixed list cannot
+(docs/ARCHITECTURE.md §Proposers), but most of it needs arguments a fixed list cannot
 hold: the goal's variables for square hints and case splits, the hypotheses that define a function.
 Coq-Interval's `interval` is not among them: loading it puts the kernel's primitive integers and
 floats into every audited environment (lean_interface/coq/prelude.py says more). Each

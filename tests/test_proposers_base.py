@@ -51,3 +51,8 @@ def test_a_proposer_that_cannot_read_a_goal_proposes_nothing() -> None:
 def test_a_refused_tactic_is_dropped_not_raised() -> None:
     proposer = Proposer("bad", 0, lambda c: ["admit", "lra (* hidden *)", "lia"])
     assert proposer.tactics(INNER) == ["lia."]
+
+
+def test_a_tactic_ending_in_star_keeps_its_closing_parenthesis_apart() -> None:
+    proposer = Proposer("star", 3, lambda c: ["intros; simpl in *"])
+    assert proposer.tactics(INNER) == ["timeout 3 (intros; simpl in * )."]

@@ -38,7 +38,7 @@ The modules, each for the tactics it provides:
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
-proof uses them or not (docs/ARCHITECTURE.md §Automation families).
+proof uses them or not (docs/ARCHITECTURE.md §Proposers).
 The same prelude is used by search, `play` and `verify` (the env writes it into the proof file),
 so what was searched is what is checked.
 """

@@ -28,7 +28,10 @@ from search.automation import FAMILIES, Family
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped, goal_context
 
 #: modules of the computed proposers, each exporting `PROPOSERS` (in the order their tactics are listed)
-COMPUTED_MODULES: tuple[str, ...] = ()
+COMPUTED_MODULES: tuple[str, ...] = (
+    "solve_assert", "linear_combination", "witnesses", "field_side", "positivity", "instantiate", "unfold_defs",
+    "interval_cases", "residues", "transcendental", "distinct_roots",
+)
 #: the named sets `proposer_set` accepts besides a list of names
 SET_NAMES = ("classic", "all", "none")
 

@@ -178,6 +178,8 @@ class Proposer:
         out = []
         for tactic in raw:
             body = tactic.strip().rstrip(".")
+            if self.seconds and body.endswith("*"):
+                body += " "  # `… in *` wrapped as `timeout N (… in * )`: `*)` would read as a comment's end
             try:
                 out.append(normalise_tactic(f"timeout {self.seconds} ({body})" if self.seconds else body))
             except TacticRefused as error:

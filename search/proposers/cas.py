@@ -93,11 +93,13 @@ def _bounded_by_signal(fn: Callable[..., T], seconds: float, args: tuple, kwargs
     started = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return fn(*args, **kwargs)
-    except _Alarm:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _Alarm:  # also an alarm that fires after `fn` returned, before the timer was cleared
         raise TimeoutError(f"CAS call over {seconds} s") from None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if outer_delay:
             signal.setitimer(signal.ITIMER_REAL, max(1e-3, outer_delay - (time.monotonic() - started)))
