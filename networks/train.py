@@ -97,8 +97,8 @@ class PretrainConfig:
         values = dict(data)
         if isinstance(values.get("model"), dict):
             values["model"] = ProverModelConfig.from_dict(values["model"])
-        if values.get("source_weights") is not None:
-            values["source_weights"] = {str(k): float(v) for k, v in dict(values["source_weights"]).items()}
+        if "source_weights" in values:  # null = no reweighting (a Hydra `{}` override merges, it cannot empty a map)
+            values["source_weights"] = {str(k): float(v) for k, v in dict(values["source_weights"] or {}).items()}
         if values.get("hold_out") is not None:
             values["hold_out"] = [str(name) for name in values["hold_out"]]
         config = cls(**values)

@@ -355,3 +355,15 @@ def test_pretrain_sized_by_time_calibrates_and_keeps_its_schedule(tmp_path: Path
         PretrainConfig.from_dict({**base, "calibration_steps": 4})
     with pytest.raises(ValueError, match="precision must be fp32 or bf16"):
         PretrainConfig.from_dict({**base, "precision": "fp16"})
+
+
+def test_pretrain_source_weights_null_means_no_reweighting() -> None:
+    """`source_weights=null` empties the map (a Hydra `source_weights={}` override merges into the
+    default map and cannot); an absent key keeps the defaults."""
+    base = {"train_file": "a", "valid_file": "b", "out_dir": "c"}
+    assert PretrainConfig.from_dict({**base, "source_weights": None}).source_weights == {}
+    assert PretrainConfig.from_dict(base).source_weights == PretrainConfig(**base).source_weights
+    from alphaprover.config import load_config, to_plain
+
+    plain = to_plain(load_config("pretrain", ["source_weights=null"]))
+    assert PretrainConfig.from_dict(plain).source_weights == {}
