@@ -74,10 +74,15 @@ def _run_local(cfg: dict, jobs: list[tuple[Problem, str]]) -> Iterator[ProblemRe
         runner.close()
 
 
-def _is_checkpoint(path: Path) -> bool:
+def _is_checkpoint(spec: str) -> bool:
+    """Whether a label's `@CHECKPOINT` names one: our checkpoint DIR, `hf:DIR` or a DIR holding a
+    transformers checkpoint (`networks.hf_dir`); read from the files, nothing loaded."""
     from networks.checkpoint import is_checkpoint
+    from networks.hf_dir import is_hf_checkpoint, split_hf
 
-    return is_checkpoint(path)
+    explicit, path = split_hf(spec)
+    directory = resolve_repo_path(path)
+    return is_hf_checkpoint(directory) or (not explicit and is_checkpoint(directory))
 
 
 def pending_jobs(problems: list, methods: list[str], done: set, seconds: float, simulations: int) -> list[tuple]:
@@ -96,7 +101,7 @@ def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     for label in methods:
         base, checkpoint = split_checkpoint(label)
         parse_method_label(base)  # ValueError (exit 2) on an unknown method, expansion or option
-        if checkpoint is not None and not _is_checkpoint(resolve_repo_path(checkpoint)):
+        if checkpoint is not None and not _is_checkpoint(checkpoint):
             raise UsageError(f"method {label}: no checkpoint at {checkpoint}")
     if not methods:
         raise UsageError("--methods is empty")

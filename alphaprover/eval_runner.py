@@ -137,7 +137,9 @@ def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
 
 def split_checkpoint(label: str) -> tuple[str, str | None]:
     """`mcts-mixed@runs/x/best` → ("mcts-mixed", "runs/x/best"): a method label may name its own
-    checkpoint, so one eval run compares checkpoints side by side."""
+    checkpoint, so one eval run compares checkpoints side by side; `mcts-mixed@hf:DIR` →
+    ("mcts-mixed", "hf:DIR"), a transformers checkpoint (`alphaprover.runtime.load_policy`). The
+    label ends at the first `@`, so the directory may itself contain one."""
     base, at, checkpoint = label.partition("@")
     return base, (checkpoint if at else None)
 

@@ -9,14 +9,18 @@ run's seed): one key each in the composed tree, read by both.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class PolicyConfig:
     """How the policy network is loaded and asked for tactics."""
 
-    checkpoint: str = "${oc.env:ALPHAPROVER_CHECKPOINT,checkpoints/alphaprover-coq-small}"  # the (starting) weights
+    # the (starting) weights: our checkpoint DIR, or `hf:DIR` (also a plain DIR that holds one) for any local transformers
+    # seq2seq or causal model saved with save_pretrained (networks/hf_policy.py, docs/lean.md): such a model has no
+    # value head, so its value is neutral, the fixed list's −(number of goals), unless DIR has our exported
+    # value_head.safetensors (networks/export_hf.py)
+    checkpoint: str = "${oc.env:ALPHAPROVER_CHECKPOINT,checkpoints/alphaprover-coq-small}"
     # what an expansion tries (search/action_set.py): network = the policy's samples; fixed = automation +
     # hypothesis tactics, uniform priors (no checkpoint needed); mixed = both, every candidate priced by the
     # network's own log-probability
@@ -34,6 +38,12 @@ class PolicyConfig:
     decoding: str = "sample"
     seed: int = 0
     threads: int = 1              # torch/CTranslate2 threads of one evaluator (per actor, and the learner's)
+    # hf:DIR only: the prompt, `{goal}` replaced by the goal state; auto = the family's (seq2seq: goal, the state
+    # alone as ReProver; causal: proofstep = "[GOAL]{goal}[PROOFSTEP]" as llmstep); or a template of your own
+    hf_prompt: str = "auto"
+    hf_stop: list[str] = field(default_factory=list)  # hf:DIR: tactic cut at the first ("\\n" = newline); [] = family's
+    hf_max_new_tokens: int = 0    # hf:DIR: a tactic's tokens at most; 0 = the checkpoint's generation_config, else 128
+    device: str = "auto"          # hf:DIR: auto (CUDA when there is one, else CPU) | cpu | cuda | cuda:N
 
 
 #: the values of `decoding` (networks.sampling.DECODINGS; here so the CLI checks a label without torch)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from alphaprover.config import UsageError
 from alphaprover.policy_config import DECODINGS, POLICY_DEFAULTS
@@ -20,6 +20,9 @@ from search.evaluator import Evaluator
 from search.action_set import ActionMode, action_evaluator
 from search.fixed_evaluator import COQ_VOCABULARY, LEAN_VOCABULARY, TacticVocabulary
 from search.solve import Method, SearchSettings
+
+if TYPE_CHECKING:  # torch-free at import: the network modules load only when a command needs them
+    from networks.evaluator import NetworkEvaluator
 
 _PROBLEM_NAME = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
 
@@ -135,23 +138,47 @@ def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None
     vocabulary = vocabulary_for(cfg["backend"])
     if mode is ActionMode.FIXED:
         return action_evaluator(mode, None, vocabulary), "fixed tactic list (no network)"
-    checkpoint = resolve_repo_path(str(cfg["checkpoint"]))
-    from networks.checkpoint import is_checkpoint
-
-    if not is_checkpoint(checkpoint):
-        raise UsageError(f"no checkpoint at {checkpoint} (set checkpoint=DIR, or actions=fixed)")
-    from networks.evaluator import NetworkEvaluator
-
-    temperature, step = sampling_temperatures(cfg)
-    network = NetworkEvaluator.from_checkpoint(checkpoint, temperature=temperature,
-                                               seed=int(cfg["seed"]), threads=int(cfg["threads"]),
-                                               engine=cfg.get("engine"), language=backend_language(cfg["backend"]),
-                                               temperature_step=step, decoding=policy_decoding(cfg))
+    network, checkpoint = load_policy(cfg)
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
     if top:
         described += f" + top {top} library lemmas"
     evaluator = action_evaluator(mode, network, vocabulary, build_lemmas(cfg, mode, top))
     return evaluator, f"{described} ({checkpoint}, {network.engine})"
+
+
+def load_policy(cfg: dict[str, Any]) -> tuple[NetworkEvaluator, Path]:
+    """(the policy network the config's `checkpoint` names, its directory): our checkpoint DIR
+    (`NetworkEvaluator`), or a transformers checkpoint, `hf:DIR` or a plain DIR holding one
+    (`networks.hf_evaluator.HFEvaluator`, read with the `hf_*` and `device` keys). A one-line
+    UsageError when the directory is neither, or the transformers one cannot be loaded."""
+    from networks.checkpoint import is_checkpoint
+    from networks.hf_dir import hf_problem, split_hf
+
+    explicit, spec = split_hf(str(cfg["checkpoint"]))
+    checkpoint = resolve_repo_path(spec)
+    temperature, step = sampling_temperatures(cfg)
+    common = dict(temperature=temperature, seed=int(cfg["seed"]), threads=int(cfg["threads"]),
+                  language=backend_language(cfg["backend"]), temperature_step=step, decoding=policy_decoding(cfg))
+    problem = hf_problem(checkpoint)
+    # a transformers directory has our three file names too (config.json, model.safetensors, tokenizer.json):
+    # its config.json, which names a model_type, tells the two apart
+    if not explicit and problem is not None and is_checkpoint(checkpoint):
+        from networks.evaluator import NetworkEvaluator
+
+        return NetworkEvaluator.from_checkpoint(checkpoint, engine=cfg.get("engine"), **common), checkpoint
+    if problem is not None:
+        raise UsageError(problem if explicit else
+                         f"no checkpoint at {checkpoint} (set checkpoint=DIR or hf:DIR, or actions=fixed)")
+    from networks.hf_evaluator import HFEvaluator
+
+    try:
+        return HFEvaluator.from_directory(
+            checkpoint, prompt=str(cfg.get("hf_prompt", POLICY_DEFAULTS.hf_prompt)),
+            stop=[str(s) for s in cfg.get("hf_stop") or []],
+            max_new_tokens=int(cfg.get("hf_max_new_tokens", POLICY_DEFAULTS.hf_max_new_tokens)),
+            device=str(cfg.get("device", POLICY_DEFAULTS.device)), **common), checkpoint
+    except ValueError as error:
+        raise UsageError(str(error).strip().splitlines()[0]) from None
 
 
 def resolve_theorem(target: str, language: str, header: str | None, name: str) -> Theorem:
@@ -195,5 +222,5 @@ def vocabulary_for(backend: dict[str, Any]) -> TacticVocabulary:
 
 
 __all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_lemmas",
-           "build_settings", "lemma_count", "resolve_repo_path", "resolve_theorem",
+           "build_settings", "lemma_count", "load_policy", "resolve_repo_path", "resolve_theorem",
            "vocabulary_for"]
