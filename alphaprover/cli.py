@@ -1,5 +1,5 @@
-"""The `alphaprover` command line: solve | play | eval | eval-proofs | eval-runs | extract | factory | pretrain | train | ttrl |
-analyze | demo.
+"""The `alphaprover` command line: solve, play, eval, eval-proofs, eval-runs, extract, factory, pretrain, train,
+ttrl, analyze, probe, demo.
 
 Flags name the common choices; anything else is a Hydra override (`key=value`) of the config tree
 in `configs/`. Exit codes: 0 success (solve: proved), 1 not proved, 2 bad input — always a single
@@ -46,10 +46,11 @@ def _search_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="alphaprover", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="alphaprover", description=" ".join(__doc__.split("\n\n")[0].split()))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    solve = sub.add_parser("solve", help="search for a proof and print it verified")
+    solve = sub.add_parser("solve", help="search for a proof and print it verified (default: MCTS, mixed actions with the shipped "
+                                          "checkpoint, Coq, 400 simulations or 60 s)")
     solve.add_argument("target", help="a statement, a .v/.lean file, or a bundled problem name")
     solve.add_argument("--header", help="imports/definitions for a bare statement")
     solve.add_argument("--name", default="user_theorem", help="theorem name for a bare statement")
@@ -58,21 +59,24 @@ def build_parser() -> argparse.ArgumentParser:
     _search_flags(solve)
     _common(solve)
 
-    play = sub.add_parser("play", help="interactive tactic session (reads stdin)")
+    play = sub.add_parser("play", help="interactive tactic session on Coq (reads tactics from stdin; `qed` verifies)")
     play.add_argument("target", help="a statement, a .v/.lean file, or a bundled problem name")
     play.add_argument("--header", help="imports/definitions for a bare statement")
     play.add_argument("--name", default="user_theorem")
     _common(play)
 
-    evaluate = sub.add_parser("eval", help="run methods on a benchmark; resumable; table + plot")
-    evaluate.add_argument("benchmark", help="bundled name (minif2f-rocq-valid) or a .v dir / .jsonl file")
-    evaluate.add_argument("--methods", default="portfolio,bfs,mcts",
+    evaluate = sub.add_parser("eval", help="run methods side by side on a benchmark (default: portfolio,bfs,mcts, "
+                                           "60 s each, no simulation cap); resumable; table + plot; "
+                                           "+experiment=NAME runs a named experiment (configs/experiment/)")
+    evaluate.add_argument("benchmark", nargs="?", help="bundled name (minif2f-rocq-dev, minif2f-rocq-test, …) or a "
+                                                       ".v dir / .jsonl file (default: the experiment's)")
+    evaluate.add_argument("--methods", default=None,
                           help="comma-separated: portfolio, bfs, mcts, each search with an optional action "
                                "set suffix -network / -fixed / -mixed (e.g. mcts-mixed,bfs-fixed); mcts may add "
                                "+eager / +cost / +measured / +glance (its expansion), -mixed +lemmas[N] (N library-lemma candidates, "
                                "default 8), -mixed/-network +sample / +beam / +both (decoding), mcts-mixed +priced / "
                                "+uniform / +residual (a glanced goal's list after the policy's round), any method @CHECKPOINT (e.g. mcts-fixed+eager,mcts-mixed+cost+lemmas)")
-    evaluate.add_argument("--workers", type=int, default=1, help="parallel workers (Ray when > 1)")
+    evaluate.add_argument("--workers", type=int, default=None, help="parallel workers (Ray when > 1; default 1)")
     evaluate.add_argument("--limit", type=int, help="only the first N problems (sorted by name)")
     evaluate.add_argument("--problems", help="comma-separated problem names")
     evaluate.add_argument("--every", type=int, help="a spread-out subset: every K-th problem by name")
@@ -92,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "sums, and the problems that come and go")
     add_eval_runs_arguments(eval_runs)
 
-    extract = sub.add_parser("extract", help="replay Coq libraries into a tactic dataset")
+    extract = sub.add_parser("extract", help="replay Coq libraries (default: stdlib, Coquelicot, Flocq, Coqprime, Bignums) "
+                                              "into a tactic dataset under data/extracted/")
     extract.add_argument("--out", default="data/extracted")
     extract.add_argument("--roots", nargs="*", help="source directories (default: Coq stdlib + Coquelicot)")
     extract.add_argument("--workers", type=int, default=2)
@@ -102,10 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
                                              "(configs/factory.yaml)")
     factory.add_argument("overrides", nargs="*")
 
-    pretrain = sub.add_parser("pretrain", help="supervised training (configs/pretrain.yaml)")
+    pretrain = sub.add_parser("pretrain", help="supervised training of the policy/value network (default: configs/pretrain.yaml's "
+                                                 "stdlib records + factory scripts; rerun to resume)")
     pretrain.add_argument("overrides", nargs="*")
 
-    train = sub.add_parser("train", help="self-play RL: actors, replay buffer, learner (configs/train.yaml)")
+    train = sub.add_parser("train", help="reinforcement learning (default: expert iteration rounds on the factory, the train split "
+                                           "and its variants; loop=selfplay for the continuous loop; configs/train.yaml)")
     train.add_argument("overrides", nargs="*")
 
     ttrl = sub.add_parser("ttrl", help="test-time RL on a target's variants, one budget for many targets "
@@ -124,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                                          "checkpoints: log-prob, beam rank, value")
     add_probe_arguments(probe)
 
-    demo = sub.add_parser("demo", help="solve a few bundled miniF2F problems with the shipped model")
+    demo = sub.add_parser("demo", help="solve four bundled miniF2F train problems with the shipped model and "
+                                        "write the search tree as HTML")
     demo.add_argument("--tree-html", default="runs/demo/tree.html")
     demo.add_argument("overrides", nargs="*")
     return parser
@@ -174,7 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "eval":
             from alphaprover.eval_cmd import run_eval_command
 
-            return run_eval_command(args, load_config("config", _overrides(args)))
+            if args.benchmark and "=" in args.benchmark:  # `eval +experiment=NAME`: an override, no benchmark
+                args.overrides, args.benchmark = [args.benchmark, *args.overrides], None
+
+            return run_eval_command(args, load_config("eval", _overrides(args)))
         if args.command == "eval-proofs":
             from alphaprover.eval_proofs import run as run_eval_proofs
 
@@ -261,7 +272,9 @@ def _extract(args: argparse.Namespace) -> int:
 def _pretrain(cfg) -> int:
     from networks.train import PretrainConfig, pretrain
 
-    settings = PretrainConfig.from_dict(to_plain(cfg))
+    plain = to_plain(cfg)
+    plain.pop("experiment", None)  # a named experiment's description (configs/experiment/), not a setting
+    settings = PretrainConfig.from_dict(plain)
     keep_lemma = None
     if settings.hold_out:  # a benchmark held out of training (docs/ARCHITECTURE.md §Data, "Tune slice")
         from selfplay.hold_out import HoldOut

@@ -92,8 +92,22 @@ def pending_jobs(problems: list, methods: list[str], done: set, seconds: float, 
     return [(p, m) for p in problems for m in methods if (m, p.name, seconds, simulations) not in done]
 
 
+def resolve_eval_arguments(args: argparse.Namespace, plain: dict[str, Any]) -> None:
+    """Fill the eval's benchmark, methods, workers and output from the config's `eval` block (a named
+    experiment sets it) where the command line left them out; the command line wins."""
+    settings = plain.get("eval") or {}
+    for key in ("benchmark", "methods", "workers", "out"):
+        if getattr(args, key, None) is None:
+            setattr(args, key, settings.get(key))
+    if not args.benchmark:
+        raise UsageError("eval needs a benchmark: a name (minif2f-rocq-dev), a path, or +experiment=NAME")
+    args.methods = args.methods or "portfolio,bfs,mcts"
+    args.workers = 1 if args.workers is None else int(args.workers)
+
+
 def run_eval_command(args: argparse.Namespace, cfg: DictConfig) -> int:
     plain = to_plain(cfg)
+    resolve_eval_arguments(args, plain)
     build_settings(plain)  # validate the search and sampling config before any work
     sampling_temperatures(plain)
     policy_decoding(plain)

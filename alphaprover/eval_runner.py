@@ -17,7 +17,7 @@ from alphaprover.eval_records import ProblemRecord
 from alphaprover.policy_config import DECODINGS, LEMMAS_LABEL_DEFAULT
 from alphaprover.runtime import action_mode, build_env, build_evaluator, build_settings
 from lean_interface.api import EnvError, ProofEnv, Theorem
-from search.action_set import ActionMode
+from search.action_set import ActionMode, NeutralValue
 from search.config import EXPANSIONS, GLANCE_LIST_PRIORS
 from search.outcome import Outcome
 from search.evaluator import Evaluator
@@ -28,9 +28,36 @@ _LEMMAS = re.compile(r"lemmas(?P<top>\d*)")
 LIST_PRICINGS = ("priced", *GLANCE_LIST_PRIORS)
 
 
+#: a label's proposer-set option (`proposers` in the config, search/proposers/): `+classic` or `+proposers` (all)
+PROPOSER_OPTIONS = {"classic": "classic", "proposers": "all"}
+
+
+#: a label's value option: the network's value replaced by the neutral −(number of goals)
+NEUTRAL_VALUE = "neutral"
+
+
 def _known_policy_option(option: str) -> bool:
-    """An option other than an expansion: lemma candidates, a decoding or a glance-list pricing."""
-    return bool(_LEMMAS.fullmatch(option)) or option in DECODINGS or option in LIST_PRICINGS
+    """An option other than an expansion: lemma candidates, a decoding, a glance-list pricing, a
+    proposer set or the neutral value."""
+    return (bool(_LEMMAS.fullmatch(option)) or option in DECODINGS or option in LIST_PRICINGS
+            or option in PROPOSER_OPTIONS or option == NEUTRAL_VALUE)
+
+
+def split_neutral(label: str) -> tuple[str, bool]:
+    """`mcts-mixed+neutral` → ("mcts-mixed", True): the search with the network's proposals but the
+    no-network value (`search.action_set.NeutralValue`), so one eval run measures what the value
+    head adds."""
+    base, options = _options(label)
+    return "+".join([base, *(o for o in options if o != NEUTRAL_VALUE)]), NEUTRAL_VALUE in options
+
+
+def split_proposers(label: str) -> tuple[str, str | None]:
+    """`mcts-fixed+proposers` → ("mcts-fixed", "all"), `+classic` → "classic": a search may name its
+    own proposer set (`search.proposers.proposer_set`), so one eval run compares the automation with
+    and without the computed proposers. No such option → (label, None): the config's `proposers`."""
+    base, options = _options(label)
+    chosen = next((PROPOSER_OPTIONS[o] for o in options if o in PROPOSER_OPTIONS), None)
+    return "+".join([base, *(o for o in options if o not in PROPOSER_OPTIONS)]), chosen
 
 
 def _options(label: str) -> tuple[str, list[str]]:
@@ -116,7 +143,15 @@ def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
         without_expansion, _ = split_expansion(label)
         without_decoding, decoding = split_decoding(without_expansion)
         without_pricing, pricing = split_list_pricing(without_decoding)
-        base, lemmas = split_lemmas(without_pricing)
+        without_proposers, proposers = split_proposers(without_pricing)
+        without_neutral, neutral = split_neutral(without_proposers)
+        base, lemmas = split_lemmas(without_neutral)
+        if neutral and not (base.endswith("-mixed") or base.endswith("-network")):
+            raise ValueError(f"+neutral replaces the network's value: only a -mixed or -network search takes it, "
+                             f"not {label!r}")
+        if proposers and base.startswith("portfolio"):
+            raise ValueError(f"the portfolio runs its own tactic list: +classic / +proposers are for a search, "
+                             f"not {label!r}")
         if lemmas and not base.endswith("-mixed"):
             raise ValueError(f"lemma candidates are priced by the policy: only a -mixed search takes +lemmas "
                              f"(e.g. mcts-mixed+lemmas), not {label!r}")
@@ -155,15 +190,20 @@ class ProblemRunner:
 
     def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None,
                    expansion: str | None = None, lemmas: int | None = None, decoding: str | None = None,
-                   pricing: str | None = None) -> Evaluator | None:
+                   pricing: str | None = None, proposers: str | None = None,
+                   neutral: bool = False) -> Evaluator | None:
         """One evaluator per (method, mode, checkpoint, label options): a network cache never
         serves two methods, so neither side of a comparison reads the other's answers."""
-        key = (method, mode or action_mode(self._cfg), checkpoint, expansion, lemmas, decoding, pricing)
+        key = (method, mode or action_mode(self._cfg), checkpoint, expansion, lemmas, decoding, pricing, proposers,
+               neutral)
         if key not in self._evaluators:
             cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
             if decoding:
                 cfg = {**cfg, "decoding": decoding}
-            self._evaluators[key] = build_evaluator(cfg, method, key[1], lemmas)[0]
+            if proposers:
+                cfg = {**cfg, "proposers": proposers}
+            evaluator = build_evaluator(cfg, method, key[1], lemmas)[0]
+            self._evaluators[key] = NeutralValue(evaluator) if neutral and evaluator is not None else evaluator
         return self._evaluators[key]
 
     def _get_env(self) -> ProofEnv:
@@ -183,12 +223,15 @@ class ProblemRunner:
         lemmas = split_lemmas(label)[1]
         decoding = split_decoding(label)[1]
         pricing = split_list_pricing(label)[1]
+        proposers = split_proposers(label)[1]
+        neutral = split_neutral(label)[1]
         settings = with_list_pricing(self._settings, pricing)
         if expansion is not None:
             settings = dataclasses.replace(settings, mcts=dataclasses.replace(settings.mcts, expansion=expansion))
         started = time.monotonic()
         try:
-            evaluator = self._evaluator(method, mode, checkpoint, expansion, lemmas, decoding, pricing)
+            evaluator = self._evaluator(method, mode, checkpoint, expansion, lemmas, decoding, pricing, proposers,
+                                        neutral)
             outcome = solve(theorem, self._get_env(), evaluator, method, settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,

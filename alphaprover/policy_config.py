@@ -29,6 +29,11 @@ class PolicyConfig:
     # docs/ARCHITECTURE.md §Lemma candidates): 0 = off, N = the N most relevant lemmas' rewrite/apply tactics.
     # An eval label may set it for one method: `mcts-mixed+lemmas` (LEMMAS_LABEL_DEFAULT) or `mcts-mixed+lemmas8`
     lemma_candidates: int = 0
+    # where the fixed list's generated tactics come from (search/proposers/): classic = the automation
+    # families (hints, rewrite, cases, psatz); all = classic + the computed competition proposers (a value
+    # asserted, a witness, a linear combination, instantiation points, interval cases, …); none; or a
+    # comma-separated list of proposer names. An eval label picks its own: `mcts-fixed+proposers`, `+classic`
+    proposers: str = "classic"
     engine: str | None = None     # policy inference: ct2-float32 (default) | ct2-int8 | torch (networks/evaluator.py)
     temperature: float = 1.0      # policy sampling temperature
     # round r of a goal samples at temperature·(1 + step·r); 0.25 measured no gain (BENCHMARKS.md)

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 #: top-level keys of configs/train.yaml that are not SelfPlayConfig fields: the command's, the search's,
 #: and the policy's (`checkpoint` and `seed` are SelfPlayConfig fields too)
-CLI_KEYS = ("sources", "supervised_file", "library_file", "library_roots", "ray_address", "backend", "budget", "mcts", "best_first", "portfolio",
+CLI_KEYS = ("experiment", "sources", "supervised_file", "library_file", "library_roots", "ray_address", "backend", "budget", "mcts", "best_first", "portfolio",
             "method", "actor", "loop", "iteration", "heldout_actions", "heldout_decoding",
             *(f.name for f in dataclasses.fields(PolicyConfig) if f.name not in
               {g.name for g in dataclasses.fields(SelfPlayConfig)}))

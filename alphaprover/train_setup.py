@@ -83,21 +83,24 @@ class EvaluatorRecipe:
     temperature_step: float = 0.0
     decoding: str = "sample"
     lemma_candidates: int = 0
+    proposers: str = "classic"
 
     @classmethod
     def from_config(cls, mode: str, plain: dict, lemma_file: str = "") -> "EvaluatorRecipe":
         """The recipe a run's config asks for (`temperature`, `temperature_step`, `decoding`, `seed`,
-        `threads`, `engine`, `backend`, and in mixed mode `lemma_candidates`), with action mode `mode`."""
+        `threads`, `engine`, `backend`, `proposers`, and in mixed mode `lemma_candidates`), with action
+        mode `mode`."""
         temperature, step = sampling_temperatures(plain)
         lemmas = lemma_count(plain) if mode == ActionMode.MIXED.value else 0
         return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
-                   plain.get("engine"), lemma_file, step, policy_decoding(plain), lemmas)
+                   plain.get("engine"), lemma_file, step, policy_decoding(plain), lemmas,
+                   str(plain.get("proposers") or "classic"))
 
     def __call__(self, checkpoint: Path):
         from networks.evaluator import NetworkEvaluator
 
         mode = ActionMode.parse(self.mode)
-        vocabulary = vocabulary_for(self.language_backend)
+        vocabulary = vocabulary_for(self.language_backend, self.proposers)
         if mode is ActionMode.FIXED:
             evaluator = action_evaluator(mode, None, vocabulary)
         else:

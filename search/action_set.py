@@ -102,3 +102,20 @@ def action_evaluator(mode: ActionMode, network: Evaluator | None,
     if mode is ActionMode.NETWORK:
         return network
     return MixedEvaluator(network, fixed.tactics_for if lemmas is None else joined(fixed.tactics_for, lemmas))
+
+
+class NeutralValue:
+    """An evaluator's proposals with the value replaced by the no-network one, −(number of goals).
+
+    Why (issue 74 item 5): whether the value head helps the search is a measurement, not an
+    assumption: `mcts-mixed+neutral` runs the same policy and list with a neutral value beside
+    `mcts-mixed` in one eval run, and the default is whichever proves more."""
+
+    def __init__(self, inner: Evaluator) -> None:
+        self.inner = inner
+
+    def evaluate(self, requests: Sequence[EvalRequest]) -> list[Evaluation]:
+        from search.fixed_evaluator import goal_count
+
+        return [Evaluation(answer.tactics, -float(goal_count(request.goal)), answer.glance)
+                for request, answer in zip(requests, self.inner.evaluate(requests))]
