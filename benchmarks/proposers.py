@@ -31,6 +31,7 @@ from tqdm import tqdm  # noqa: E402
 
 from lean_interface.api import EnvError, Goal  # noqa: E402
 from lean_interface.coq.env import CoqEnv  # noqa: E402
+from lean_interface.coq.guard import normalise_tactic  # noqa: E402
 from lean_interface.problems.benchmarks import Problem, load_benchmark  # noqa: E402
 from search.config import PortfolioConfig  # noqa: E402
 from search.proposers import Proposer, all_proposers, goal_context  # noqa: E402
@@ -74,7 +75,8 @@ def proposer_runs(problem: Problem, proposers: tuple[Proposer, ...], timeout: fl
         introduced = env.apply(root, "intros.")
         if introduced.ok and len(introduced.goals) == 1:
             goals.append(("intros.\n", introduced.goals[0]))
-        lists = [("decide", lambda text: list(PortfolioConfig().tactics)),
+        decide = [normalise_tactic(t) for t in PortfolioConfig().tactics]  # the form `verify` compiles
+        lists = [("decide", lambda text: decide),
                  *((p.name, p.tactics) for p in proposers)]
         for name, tactics_of in lists:
             row = {"closed_by": None, "calls": 0, "prover_seconds": 0.0, "python_seconds": 0.0, "offered": 0,
@@ -110,6 +112,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated proposer names (decide always runs)")
     parser.add_argument("--no-verify", action="store_true", help="count closes without the from-scratch check")
     parser.add_argument("--json", type=Path, help="write every problem's runs here")
+    parser.add_argument("--merge", type=Path, help="an earlier --json whose proposers' rows this run's fill in "
+                                                   "(e.g. a decide-only run: --only none --merge old.json)")
     args = parser.parse_args()
     if args.benchmark in ("minif2f-rocq-dev", "minif2f-rocq-test"):
         sys.exit("proposers: the dev subset and the test split are for measuring only; design on minif2f-rocq-train")
@@ -123,6 +127,11 @@ def main() -> None:
         runs = list(tqdm(pool.map(lambda p: proposer_runs(p, proposers, args.timeout, not args.no_verify), problems),
                          total=len(problems), desc="problems"))
     by_problem = dict(zip((p.name for p in problems), runs))
+    if args.merge:
+        earlier = json.loads(args.merge.read_text())
+        for name, run in by_problem.items():
+            run.update({k: v for k, v in earlier.get(name, {}).items() if k not in run})
+        proposers = tuple(p for p in all_proposers() if any(p.name in run for run in by_problem.values()))
     if args.json:
         args.json.write_text(json.dumps(by_problem, indent=1))
     print(f"{args.benchmark}: {len(problems)} problems; tactic limit {args.timeout:g} s; "
