@@ -324,3 +324,14 @@ def test_cli_bad_input_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("alphaprover: error:") and "\n" not in err, err
+
+
+def test_build_refuses_a_test_split_statement_by_text() -> None:
+    test = next(p for p in load_benchmark("minif2f-rocq-test") if p.theorem is not None
+                and p.theorem.header in R.HEADERS.values())
+    proposition = test.theorem.statement.split(":", 1)[1].strip().rstrip(".")
+    domain = next(d for d, header in R.HEADERS.items() if header == test.theorem.header)
+    copy = Family("test_copy", "test", domain, 1, lambda rng: Draft((), (), proposition, "reflexivity."))
+    assert B.is_dev_text(candidate(copy, 0))
+    items, report = B.build([copy], B.FactoryConfig(heldout_seeds=0), TextElaborator(), refused_keys=set())
+    assert items == [] and report.dev_refused == 1

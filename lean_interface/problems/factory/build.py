@@ -8,9 +8,9 @@ configuration always yields the same items.
 
 The dev subset (`lean_interface.problems.benchmarks.dev_problem_of`) is guarded twice: by text (the
 statement without its name equals a dev problem's) and by Coq (its key equals the key of a dev
-problem under that problem's own header). No other split is in the repository (miniF2F-rocq's test
-split is not; the Lean splits cannot be elaborated in Coq), and every family is synthetic: no item
-is read from any split.
+problem under that problem's own header). The bundled test problems (`minif2f-rocq-test`) are
+guarded by text (`held_out_problem_of`: by name and by statement); every family is synthetic: no
+item is read from any split.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from lean_interface.api import EnvError
 from lean_interface.durable import read_jsonl, write_atomic
-from lean_interface.problems.benchmarks import dev_problem_of, load_benchmark
+from lean_interface.problems.benchmarks import held_out_problem_of, load_benchmark
 from lean_interface.problems.factory.elaborate import DEFAULT_CHUNK, Elaborator
 from lean_interface.problems.factory.family import (HELDOUT, HELDOUT_FAMILIES, HELDOUT_SEED_START, ITEM_FIELDS, TRAIN,
                                                     Candidate, Family, Item, candidate)
@@ -112,8 +112,8 @@ def draw(families: Sequence[Family], config: FactoryConfig) -> list[Candidate]:
 
 
 def is_dev_text(item: Candidate) -> bool:
-    """Whether the candidate states a dev-subset problem, by name or by text."""
-    return dev_problem_of(item.name, item.theorem()) is not None
+    """Whether the candidate states a held-out problem (dev subset or test split), by name or by text."""
+    return held_out_problem_of(item.name, item.theorem()) is not None
 
 
 def dev_keys(elaborator: Elaborator) -> set[str]:
