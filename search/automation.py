@@ -29,13 +29,12 @@ limit), so an expensive family costs at most its limit per goal; the wrapper sta
 script, which is exactly what was searched and what `verify` compiles. Every tactic is in the one
 canonical form (`lean_interface.coq.guard.normalise_tactic`: one line, one final `.`).
 
-`family_of` names the family of any Coq tactic, so solve/eval reports and the tree view can say
+`classic_family_of` (and `search.proposers.family_of`, which knows the computed proposers too) names the family of any Coq tactic, so solve/eval reports and the tree view can say
 which family closed each goal, whoever proposed the tactic (the list, or the network).
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -158,13 +157,7 @@ _FAMILY_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def family_of(tactic: str) -> str:
-    """The automation family or computed proposer (`search.proposers`) a tactic belongs to, or
-    "tactic" for a plain proof step. Cached: the cost model asks it of every pending tactic."""
-    from search.proposers import proposer_of  # the proposers import this module
-
-    computed = proposer_of(tactic)
-    if computed is not None:
-        return computed
+def classic_family_of(tactic: str) -> str:
+    """The classic automation family a tactic belongs to (by its marker), or "tactic" for a plain
+    proof step. `search.proposers.family_of` asks the computed proposers first, then this."""
     return next((name for name, marker in _FAMILY_MARKERS if marker.search(tactic)), "tactic")

@@ -57,7 +57,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from search.automation import FAMILIES, family_of
+from search.automation import FAMILIES
+from search.proposers import family_of, time_limit
 from search.tree import SearchTree
 
 #: a family whose tactics carry an Ltac time limit of at least this many seconds is expensive
@@ -71,8 +72,6 @@ def family_limit(family: str) -> int:
     """The Ltac time limit of a family or computed proposer by name; 0 for plain tactics."""
     if family in FAMILY_LIMITS:
         return FAMILY_LIMITS[family]
-    from search.proposers import time_limit
-
     return time_limit(family)
 #: expected seconds of a cheap tactic whose family has not been measured yet in this search
 CHEAP_PRIOR_SECONDS = 0.05

@@ -27,7 +27,7 @@ from search.config import BestFirstConfig, Budget, MCTSConfig, PortfolioConfig
 from search.evaluator import Evaluator
 from search.expansion import SearchResult, SearchStats
 from search.mcts import run_mcts
-from search.automation import family_of
+from search.proposers import family_of
 from search.portfolio import run_portfolio
 from search.tree import SearchTree
 
@@ -105,7 +105,7 @@ class SolveOutcome:
                       (`SOUNDNESS INCIDENT: …`), or a replay timeout (`VERIFY TIMEOUT: …`).
       method:         the method that ran.
       closed_by:      (tactic, automation family) for every step of the verified proof that
-                      closed its goal, in proof order (`search.automation.family_of`).
+                      closed its goal, in proof order (`search.proposers.family_of`).
     """
 
     proved: bool

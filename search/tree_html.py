@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from search.automation import family_of
+from search.proposers import family_of
 from search.tree import SearchTree, Status
 from search.tree import proof_edges as extract_proof_edges
 

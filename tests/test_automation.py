@@ -8,7 +8,8 @@ import pytest
 
 from lean_interface.coq.declaration import leading_binders
 from lean_interface.coq.guard import normalise_tactic
-from search.automation import FAMILIES, family_of, family_tactics, square_hints
+from search.automation import FAMILIES, family_tactics, square_hints
+from search.proposers import family_of
 from search.fixed_evaluator import FixedTacticEvaluator
 from search.goal_facts import goal_facts
 

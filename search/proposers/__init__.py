@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import importlib
 
-from search.automation import FAMILIES, Family
+from search.automation import FAMILIES, Family, classic_family_of
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped, goal_context
 
 #: modules of the computed proposers, each exporting `PROPOSERS` (in the order their tactics are listed)
@@ -87,6 +87,15 @@ def proposer_of(tactic: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def family_of(tactic: str) -> str:
+    """The computed proposer or classic automation family a tactic belongs to, or "tactic" for a
+    plain proof step: what solve/eval reports, the tree view and the cost model call its family.
+    Cached: the cost model asks it of every pending tactic."""
+    computed = proposer_of(tactic)
+    return computed if computed is not None else classic_family_of(tactic)
+
+
 def time_limit(name: str) -> int:
     """A family's or proposer's Ltac time limit by name (0 when unknown: a plain tactic)."""
     for proposer in all_proposers():
@@ -96,4 +105,5 @@ def time_limit(name: str) -> int:
 
 
 __all__ = ["CLASSIC", "COMPUTED_MODULES", "GoalContext", "Proposer", "ProposerSkipped", "SET_NAMES",
-           "all_proposers", "computed_proposers", "goal_context", "proposer_of", "proposer_set"]
+           "all_proposers", "computed_proposers", "family_of", "goal_context", "proposer_of", "proposer_set",
+           "time_limit"]
