@@ -11,6 +11,7 @@ from lean_interface.coq import CoqEnv, theorem_from_proposition
 from search.proposers.linear_combination import LINEAR_COMBINATION
 from search.proposers.solve_assert import SOLVE_ASSERT
 from search.proposers.witnesses import WITNESSES
+from proposer_checks import assert_closes_and_verifies
 
 pytestmark = pytest.mark.integration
 
@@ -42,14 +43,7 @@ def env():
 @pytest.mark.parametrize("label, proposer, proposition, header", CLOSES, ids=[c[0] for c in CLOSES])
 def test_a_cas_proposer_closes_its_shape_and_the_proof_verifies(env: CoqEnv, label, proposer, proposition,
                                                                 header) -> None:
-    theorem = theorem_from_proposition(proposition, name=f"cas_{label}", header=header)
-    root = env.start(theorem)
-    tactics = proposer.tactics(root.text)
-    assert tactics, f"{proposer.name} proposes nothing for {proposition}"
-    closing = next((t for t in tactics if env.apply(root, t).closed), None)
-    assert closing is not None, f"no {proposer.name} tactic closed {proposition}: {tactics}"
-    verdict = env.verify(theorem, closing)
-    assert verdict.ok, verdict.message
+    assert_closes_and_verifies(env, f"cas_{label}", [proposer], proposition, header)
 
 
 def test_the_progress_step_asserts_a_true_value(env: CoqEnv) -> None:

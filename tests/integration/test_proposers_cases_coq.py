@@ -11,6 +11,7 @@ from search.proposers.distinct_roots import PROPOSERS as ROOTS
 from search.proposers.interval_cases import PROPOSERS as INTERVALS
 from search.proposers.residues import PROPOSERS as RESIDUES
 from search.proposers.transcendental import PROPOSERS as CHAINS
+from proposer_checks import assert_closes_and_verifies
 
 pytestmark = pytest.mark.integration
 
@@ -42,14 +43,7 @@ def env():
 @pytest.mark.parametrize("label, proposer, proposition, header", CASES, ids=[c[0] for c in CASES])
 def test_a_proposer_closes_its_shape_and_the_proof_verifies(env: CoqEnv, label, proposer, proposition: str,
                                                              header: str) -> None:
-    theorem = theorem_from_proposition(proposition, name=f"proposer_{label}", header=header)
-    root = env.start(theorem)
-    tactics = proposer.tactics(root.text)
-    assert tactics, f"{proposer.name} proposes nothing for {proposition}"
-    closing = next((t for t in tactics if env.apply(root, t).closed), None)
-    assert closing is not None, f"no {proposer.name} tactic closed {proposition}: {tactics}"
-    verdict = env.verify(theorem, closing)
-    assert verdict.ok, verdict.message
+    assert_closes_and_verifies(env, label, [proposer], proposition, header)
 
 
 @pytest.mark.parametrize("proposer, proposition, header", [

@@ -11,6 +11,7 @@ from search.proposers.field_side import PROPOSERS as FIELD
 from search.proposers.instantiate import PROPOSERS as INSTANTIATE
 from search.proposers.positivity import PROPOSERS as POSITIVITY
 from search.proposers.unfold_defs import PROPOSERS as UNFOLD
+from proposer_checks import assert_closes_and_verifies
 
 pytestmark = pytest.mark.integration
 
@@ -42,14 +43,7 @@ def env():
 @pytest.mark.parametrize("label, proposers, proposition, header", CASES, ids=[c[0] for c in CASES])
 def test_a_shape_proposer_closes_its_goal_and_the_proof_verifies(env: CoqEnv, label: str, proposers, proposition: str,
                                                                   header: str) -> None:
-    theorem = theorem_from_proposition(proposition, name=f"shape_{label}", header=header)
-    root = env.start(theorem)
-    tactics = [t for p in proposers for t in p.tactics(root.text)]
-    assert tactics, f"{label} proposes nothing for {proposition}"
-    closing = next((t for t in tactics if env.apply(root, t).closed), None)
-    assert closing is not None, f"no {label} tactic closed {proposition}: {tactics}"
-    verdict = env.verify(theorem, closing)
-    assert verdict.ok, verdict.message
+    assert_closes_and_verifies(env, f"shape_{label}", proposers, proposition, header)
 
 
 @pytest.mark.parametrize("proposition", ["forall x : R, 0 < x - 1", "forall x : R, 0 <= x ^ 3",
