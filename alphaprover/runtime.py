@@ -8,7 +8,6 @@ the config lacks reads as its default in `alphaprover.policy_config.PolicyConfig
 from __future__ import annotations
 
 import dataclasses
-
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -137,7 +136,7 @@ def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None
         raise UsageError(f"lemma candidates need actions=mixed (the policy prices them), not {mode.value}")
     # the config's lemma_candidates is mixed mode's: the other modes have no policy to price them
     top = lemmas if lemmas is not None else lemma_count(cfg) if mode is ActionMode.MIXED else 0
-    vocabulary = vocabulary_for(cfg["backend"], str(cfg.get("proposers") or "classic"))
+    vocabulary = vocabulary_for(cfg["backend"], str(cfg.get("proposers") or POLICY_DEFAULTS.proposers))
     if mode is ActionMode.FIXED:
         return action_evaluator(mode, None, vocabulary), "fixed tactic list (no network)"
     network, checkpoint = load_policy(cfg)
@@ -218,7 +217,7 @@ def backend_language(backend: dict[str, Any]) -> str:
     return "coq" if backend.get("name") == "coq" else "lean"
 
 
-def vocabulary_for(backend: dict[str, Any], proposers: str = "classic") -> TacticVocabulary:
+def vocabulary_for(backend: dict[str, Any], proposers: str = POLICY_DEFAULTS.proposers) -> TacticVocabulary:
     """The fixed/automation tactic list of the backend's proof language, its generated tactics from
     the `proposers` set (`search.proposers.proposer_set`; Coq only: a one-line UsageError for an
     unknown name, or for computed proposers on another backend)."""
@@ -229,11 +228,9 @@ def vocabulary_for(backend: dict[str, Any], proposers: str = "classic") -> Tacti
     from search.proposers import proposer_set
 
     try:
-        families = proposer_set(proposers)
+        return dataclasses.replace(COQ_VOCABULARY, families=proposer_set(proposers))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return COQ_VOCABULARY if families == COQ_VOCABULARY.families else dataclasses.replace(COQ_VOCABULARY,
-                                                                                          families=families)
 
 
 __all__ = ["EnvError", "action_mode", "backend_language", "build_env", "build_evaluator", "build_lemmas",

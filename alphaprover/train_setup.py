@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from alphaprover.config import UsageError
+from alphaprover.policy_config import POLICY_DEFAULTS
 from alphaprover.runtime import (backend_language, build_env, build_lemmas, build_settings, lemma_count,
                                  policy_decoding, sampling_temperatures, vocabulary_for)
 from alphaprover.train_inputs import read_records, supervised_parts
@@ -94,7 +95,7 @@ class EvaluatorRecipe:
         lemmas = lemma_count(plain) if mode == ActionMode.MIXED.value else 0
         return cls(mode, plain["backend"], temperature, int(plain["seed"]), int(plain["threads"]),
                    plain.get("engine"), lemma_file, step, policy_decoding(plain), lemmas,
-                   str(plain.get("proposers") or "classic"))
+                   str(plain.get("proposers") or POLICY_DEFAULTS.proposers))
 
     def __call__(self, checkpoint: Path):
         from networks.evaluator import NetworkEvaluator

@@ -8,7 +8,7 @@ two levels deep. Here each proposal has an expected cost, and a goal pays for th
 only where they are likely to pay:
 
 * **cheap / expensive.** A tactic is expensive when its automation family (`family_of`) carries an
-  Ltac time limit of at least `EXPENSIVE_SECONDS` (every family of `FAMILIES`); policy samples,
+  Ltac time limit of at least `EXPENSIVE_SECONDS` (every classic family and computed proposer); policy samples,
   argument-free decision procedures (`decide`) and hypothesis tactics are cheap, whoever proposed
   them. The class is fixed by the family, so it never flips during a search.
 * **expected cost.** A family's limit until it has been measured in this search, then the running
@@ -57,22 +57,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from search.automation import FAMILIES
 from search.proposers import family_of, time_limit
 from search.tree import SearchTree
 
 #: a family whose tactics carry an Ltac time limit of at least this many seconds is expensive
 EXPENSIVE_SECONDS = 1
-#: each family's time limit, by name (`search.automation.FAMILIES`; a computed proposer's comes from
-#: `search.proposers.time_limit`)
-FAMILY_LIMITS: dict[str, int] = {family.name: family.seconds for family in FAMILIES}
-
-
-def family_limit(family: str) -> int:
-    """The Ltac time limit of a family or computed proposer by name; 0 for plain tactics."""
-    if family in FAMILY_LIMITS:
-        return FAMILY_LIMITS[family]
-    return time_limit(family)
 #: expected seconds of a cheap tactic whose family has not been measured yet in this search
 CHEAP_PRIOR_SECONDS = 0.05
 #: measured mode: calls of a head before its mean decides whether it is slow
@@ -95,7 +84,7 @@ def is_expensive(tactic: str) -> bool:
     """Whether a tactic belongs to an automation family with a time limit >= EXPENSIVE_SECONDS.
     Cached: an expansion asks it of each tactic several times (choose, ordering, batching, stats),
     and `family_of` runs a regex per family."""
-    return family_limit(family_of(tactic)) >= EXPENSIVE_SECONDS
+    return time_limit(family_of(tactic)) >= EXPENSIVE_SECONDS
 
 
 @dataclass
@@ -148,7 +137,7 @@ class CostModel:
         family = family_of(tactic)
         if self.calls.get(family):
             return self.seconds[family] / self.calls[family]
-        return float(family_limit(family)) or CHEAP_PRIOR_SECONDS
+        return float(time_limit(family)) or CHEAP_PRIOR_SECONDS
 
     def allowance(self, node_id: int, visits: int) -> float:
         """Expected seconds the goal may still spend on expensive tactics: c · visits^alpha − spent."""

@@ -96,12 +96,14 @@ def family_of(tactic: str) -> str:
     return computed if computed is not None else classic_family_of(tactic)
 
 
+@functools.cache
+def _time_limits() -> dict[str, int]:
+    return {proposer.name: proposer.seconds for proposer in all_proposers()}
+
+
 def time_limit(name: str) -> int:
     """A family's or proposer's Ltac time limit by name (0 when unknown: a plain tactic)."""
-    for proposer in all_proposers():
-        if proposer.name == name:
-            return proposer.seconds
-    return 0
+    return _time_limits().get(name, 0)
 
 
 __all__ = ["CLASSIC", "COMPUTED_MODULES", "GoalContext", "Proposer", "ProposerSkipped", "SET_NAMES",

@@ -33,6 +33,10 @@ class ProposerSkipped(Exception):
     """A proposer has nothing to say about this goal (unparseable, out of its shape, CAS timeout)."""
 
 
+#: the types whose hypotheses are data variables, not facts
+DATA_TYPES = ("R", "nat", "Z", "N", "Q", "positive", "bool")
+
+
 @dataclass(frozen=True)
 class GoalContext:
     """One goal's text, read once for every proposer.
@@ -62,9 +66,8 @@ class GoalContext:
     def variables(self) -> dict[str, str]:
         """name → type of every data variable in scope after `intros` (hypotheses whose type is a
         type such as `R`, `nat`, `Z`, and the target's binders)."""
-        data = {"R", "nat", "Z", "N", "Q", "positive", "bool"}
-        found = {name: type_ for name, type_ in self.hypotheses if type_ in data}
-        found.update({name: type_ for name, type_ in self.binders if type_ in data})
+        found = {name: type_ for name, type_ in self.hypotheses if type_ in DATA_TYPES}
+        found.update({name: type_ for name, type_ in self.binders if type_ in DATA_TYPES})
         return found
 
     @property
@@ -76,8 +79,7 @@ class GoalContext:
         """(name, proposition) of every hypothesis after `intros`: the context's propositions, then
         the premises under Coq's default names (H, H0, H1, … skipping names already taken)."""
         taken = {name for name, _ in self.hypotheses} | {name for name, _ in self.binders}
-        props = [(n, t) for n, t in self.hypotheses if t not in {"R", "nat", "Z", "N", "Q", "positive", "bool",
-                                                                   "Prop", "Set", "Type"}]
+        props = [(n, t) for n, t in self.hypotheses if t not in (*DATA_TYPES, "Prop", "Set", "Type")]
         index = -1
         for premise in self.premises:
             while True:
@@ -88,9 +90,6 @@ class GoalContext:
             taken.add(name)
             props.append((name, premise))
         return props
-
-
-_ARROW = re.compile(r"->")
 
 
 def _split_premises(body: str) -> tuple[list[str], str]:
@@ -187,4 +186,10 @@ class Proposer:
         return list(dict.fromkeys(out))
 
 
-__all__ = ["GoalContext", "Proposer", "ProposerSkipped", "goal_context"]
+def or_pattern(name: str, count: int) -> str:
+    """`[h|[h|h]]`: the intro pattern that destructs a right-nested disjunction of `count` cases,
+    each case's hypothesis named `name`."""
+    return f"[{name}|" * (count - 1) + name + "]" * (count - 1)
+
+
+__all__ = ["GoalContext", "Proposer", "ProposerSkipped", "goal_context", "or_pattern"]

@@ -26,8 +26,8 @@ import re
 
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped
 from search.proposers.cas import bounded, per_goal
-from search.proposers.expr import App, Bin, Expr, Neg, Rel, Unsupported, coq, from_sympy, parse_expr, parse_prop, to_sympy
-from search.proposers.transcendental import substitute
+from search.proposers.expr import (App, Bin, Expr, Neg, Rel, Unsupported, coq, from_sympy, parse_expr, parse_prop,
+                                   substitute, to_sympy)
 
 _DEFINITION = re.compile(r"^forall\s*\(?\s*(\w+)\s*(?::\s*R\s*)?\)?\s*,\s*(\w+)\s+\1\s*=\s*(.+)$")
 CLOSE = ("first [lra | nra | (field_simplify_eq; first [nra | (intro; nra)]) "

@@ -256,6 +256,34 @@ def parse_prop(text: str) -> Prop:
     return out
 
 
+def number(value: Fraction | int) -> Expr:
+    """A signed rational as a tree: `Num` for v >= 0, `Neg(Num(-v))` below (`Num` holds no sign)."""
+    value = Fraction(value)
+    return Num(value) if value >= 0 else Neg(Num(-value))
+
+
+def one_of(left: Expr, values) -> Prop:
+    """`left = v1 \\/ (left = v2 \\/ …)`: the right-nested disjunction a case split destructs."""
+    values = list(values)
+    prop: Prop = Rel("=", left, number(values[-1]))
+    for value in reversed(values[:-1]):
+        prop = Conn("\\/", Rel("=", left, number(value)), prop)
+    return prop
+
+
+def substitute(node, values: dict[str, Expr]):
+    """A tree (expression or proposition) with the named variables replaced by their values."""
+    if isinstance(node, Var):
+        return values.get(node.name, node)
+    if isinstance(node, (Neg, Not)):
+        return type(node)(substitute(node.arg, values))
+    if isinstance(node, (Bin, Rel, Conn)):
+        return type(node)(node.op, substitute(node.left, values), substitute(node.right, values))
+    if isinstance(node, App):
+        return App(node.func, tuple(substitute(a, values) for a in node.args))
+    return node
+
+
 def variables(node: Expr | Prop) -> list[str]:
     """The variable names of a tree, in order of first appearance (function names excluded)."""
     out: dict[str, None] = {}
@@ -426,11 +454,8 @@ def from_sympy(value, names: dict[str, str] | None = None) -> Expr:
     names = names or {}
 
     def walk(v) -> Expr:
-        if v.is_Integer:
-            return Num(Fraction(int(v))) if v >= 0 else Neg(Num(Fraction(-int(v))))
         if v.is_Rational:
-            value = Fraction(int(v.p), int(v.q))
-            return Num(value) if value >= 0 else Neg(Num(-value))
+            return number(Fraction(int(v.p), int(v.q)))
         if v.is_Symbol:
             return Var(names.get(v.name, v.name))
         if v.is_Add:
@@ -476,4 +501,5 @@ def from_sympy(value, names: dict[str, str] | None = None) -> Expr:
 
 
 __all__ = ["App", "Bin", "Conn", "Expr", "Neg", "Not", "Num", "Prop", "Rel", "Unsupported", "Var", "coq",
-           "coq_prop", "coq_scoped", "from_sympy", "functions", "parse_expr", "parse_prop", "to_sympy", "variables"]
+           "coq_prop", "coq_scoped", "from_sympy", "functions", "number", "one_of", "parse_expr", "parse_prop",
+           "substitute", "to_sympy", "variables"]

@@ -40,7 +40,7 @@ import sympy  # imported here, not inside the bounded call: the first import alo
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped, goal_context
 from search.proposers.cas import bounded, holds_numerically
 from search.proposers.expr import (App, Bin, Conn, Expr, Neg, Not, Num, Prop, Rel, Var, coq_scoped, from_sympy,
-                                   to_sympy, variables)
+                                   number, substitute, to_sympy, variables)
 from search.proposers.field_side import REAL_FUNCTIONS, parse_or_none
 
 SECONDS = 3
@@ -116,10 +116,6 @@ def solve_linear(term: Expr, binder: str, value: Expr, types: dict[str, str]) ->
         return None
 
 
-def _number(value: int) -> Expr:
-    return Num(Fraction(value)) if value >= 0 else Neg(Num(Fraction(-value)))
-
-
 def _numerals(node, out: set[int]) -> None:
     if isinstance(node, Num) and node.value.denominator == 1 and abs(node.value) <= 1000:
         out.add(int(node.value))
@@ -145,19 +141,6 @@ def _factor_roots(node, binder: str, types: dict[str, str]) -> list[Expr]:
     return roots
 
 
-def substitute(node, name: str, value: Expr):
-    """A tree with every `Var(name)` replaced by `value`."""
-    if isinstance(node, Var):
-        return value if node.name == name else node
-    if isinstance(node, Bin):
-        return Bin(node.op, substitute(node.left, name, value), substitute(node.right, name, value))
-    if isinstance(node, Neg):
-        return Neg(substitute(node.arg, name, value))
-    if isinstance(node, App):
-        return App(node.func, tuple(substitute(a, name, value) for a in node.args))
-    return node
-
-
 def _instance(hyp: str, values: tuple[Expr, ...], binders, premises: int, index: int,
               folds: list[tuple[Expr, Expr]]) -> str:
     """`pose proof (H v… ltac:(…)…) as iK` and its fold-back steps, for one point: `replace (t[x:=v])
@@ -170,7 +153,7 @@ def _instance(hyp: str, values: tuple[Expr, ...], binders, premises: int, index:
     for term, target in folds:
         instance = term
         for value, (binder, _) in zip(values, binders):
-            instance = substitute(instance, binder, value)
+            instance = substitute(instance, {binder: value})
         steps.append(f"try (replace {coq_scoped(instance, 'R')} with {coq_scoped(target, 'R')} in {name} by lra)")
     return "; ".join(steps)
 
@@ -237,7 +220,7 @@ def instantiate_tactics(context: GoalContext) -> list[str]:
             for s in small:
                 if kind == "nat" and s < 0:
                     continue
-                target = _number(s)
+                target = number(s)
                 if compound and kind == "R":
                     solved = solve_linear(compound[0].args[0], binder, target, local)
                     if solved is not None:
@@ -251,7 +234,7 @@ def instantiate_tactics(context: GoalContext) -> list[str]:
                        and any(o.func == a.func for o in own)]
             if kind == "nat" and indices and any(o.func for o in own):
                 top = min(max(indices), MAX_RECURRENCE)
-                candidates["recurrence"] = [((_number(n),), []) for n in range(top + 1)]
+                candidates["recurrence"] = [((number(n),), []) for n in range(top + 1)]
         candidates["all"] = candidates["matched"] + candidates["all"]
         for kind_name, points in candidates.items():
             seen, kept = set(), []

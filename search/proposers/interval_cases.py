@@ -29,9 +29,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from search.proposers.base import GoalContext, Proposer, ProposerSkipped
+from search.proposers.base import GoalContext, Proposer, ProposerSkipped, or_pattern
 from search.proposers.cas import INTEGRAL, ArithGoal, evaluate, holds_numerically, read_goal
-from search.proposers.expr import Bin, Conn, Expr, Num, Prop, Rel, Unsupported, Var, variables
+from search.proposers.expr import Bin, Conn, Expr, Num, Prop, Rel, Unsupported, Var, coq, number, variables
 
 #: the most values one split enumerates, and the most cases of a two-variable split
 MAX_VALUES = 40
@@ -171,24 +171,12 @@ def integer_bounds(goal: ArithGoal, products: bool = False) -> Bounds:
     return bounds
 
 
-def _disjunction(name: str, values: range, scope: str) -> str:
-    return "(" + " \\/ ".join(f"{name} = {v}" if v >= 0 else f"{name} = - {-v}" for v in values) + f")%{scope}"
-
-
-def _pattern(count: int) -> str:
-    return "[hcase|" * (count - 1) + "hcase" + "]" * (count - 1)
-
-
-def _num(value: int) -> str:
-    return str(value) if value >= 0 else f"- {-value}"
-
-
 def _split(name: str, lo: int, hi: int, scope: str) -> str:
     """Assert the range by nia, its values by lia, and destruct into one goal per value."""
     values = range(lo, hi + 1)
-    return (f"assert (hbound_{name} : ({_num(lo)} <= {name} <= {_num(hi)})%{scope}) by nia; "
-            f"assert (hcase : {_disjunction(name, values, scope)}) by lia; "
-            f"destruct hcase as {_pattern(len(values))}; subst {name}")
+    return (f"assert (hbound_{name} : ({coq(number(lo))} <= {name} <= {coq(number(hi))})%{scope}) by nia; "
+            f"assert (hcase : (" + " \\/ ".join(f"{name} = {coq(number(v))}" for v in values) + f")%{scope}) by lia; "
+            f"destruct hcase as {or_pattern('hcase', len(values))}; subst {name}")
 
 
 def interval_cases(context: GoalContext) -> list[str]:

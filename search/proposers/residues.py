@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from search.proposers.base import GoalContext, Proposer, ProposerSkipped
+from search.proposers.base import GoalContext, Proposer, ProposerSkipped, or_pattern
 
 #: the largest modulus split over (k cases per variable)
 MAX_MODULUS = 12
@@ -66,7 +66,7 @@ def _split(names: list[str], k: int, scope: str, everywhere: bool) -> str:
         cases = " \\/ ".join(f"{name} mod {k} = {r}" for r in range(k))
         steps.append(f"assert ({label} : ({cases})%{scope}) by lia")
     for label in labels:
-        steps.append(f"destruct {label} as " + f"[{label}|" * (k - 1) + label + "]" * (k - 1))
+        steps.append(f"destruct {label} as {or_pattern(label, k)}")
     steps.append("rewrite " + ", ".join(labels) + " in *")
     steps.append("lia")
     return "; ".join(steps)

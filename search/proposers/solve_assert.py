@@ -29,10 +29,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from search.proposers.base import GoalContext, Proposer, ProposerSkipped
+from search.proposers.base import GoalContext, Proposer, ProposerSkipped, or_pattern
 from search.proposers.cas import (CAS_SECONDS, INTEGRAL, ArithGoal, bounded, consistent, holds_numerically, per_goal,
                                   read_goal)
-from search.proposers.expr import (Bin, Conn, Expr, Neg, Num, Prop, Rel, Var, coq, coq_prop,
+from search.proposers.expr import (Bin, Conn, Expr, Prop, Rel, Var, coq, coq_prop, number, one_of,
                                    from_sympy, functions, to_sympy, variables)
 
 #: the most values a disjunction names
@@ -125,18 +125,7 @@ def _linear(goal: ArithGoal) -> bool:
 
 
 def _eq(name: str, value: Fraction) -> Rel:
-    return Rel("=", Var(name), _number(value))
-
-
-def _number(value: Fraction) -> Expr:
-    return Num(value) if value >= 0 else Neg(Num(-value))
-
-
-def _disjunction(name: str, values: list[Fraction]) -> Prop:
-    prop: Prop = _eq(name, values[-1])
-    for value in reversed(values[:-1]):
-        prop = Conn("\\/", _eq(name, value), prop)
-    return prop
+    return Rel("=", Var(name), number(value))
 
 
 def _finishers(scope: str) -> tuple[str, ...]:
@@ -169,7 +158,7 @@ def factored(goal: ArithGoal, name: str, values: list[Fraction]) -> tuple[Expr, 
         if poly.degree() == 1:
             root = -poly.all_coeffs()[1] / poly.all_coeffs()[0]
             roots.add(Fraction(int(root.p), int(root.q)))
-            piece: Expr = Bin("-", Var(name), _number(Fraction(int(root.p), int(root.q)))) if root else Var(name)
+            piece: Expr = Bin("-", Var(name), number(Fraction(int(root.p), int(root.q)))) if root else Var(name)
         else:
             piece = from_sympy(sympy.expand(factor / poly.LC()), {symbol.name: name})
         pieces.extend([piece] * int(multiplicity))
@@ -191,14 +180,6 @@ def _factor_proof(product: Expr, count: int) -> str:
 def _divides(goal: ArithGoal) -> bool:
     """Whether the conclusion divides (then `field` is worth a try after the substitution)."""
     return goal.conclusion is not None and "Bin(op='/'" in repr(goal.conclusion.prop)
-
-
-def _nested_pattern(name: str, count: int) -> str:
-    """`[h | [h | h]]` for a right-nested disjunction of `count` alternatives."""
-    pattern = name
-    for _ in range(count - 1):
-        pattern = f"[{name} | {pattern}]"
-    return pattern
 
 
 @per_goal()
@@ -227,7 +208,7 @@ def _proposals(context: GoalContext) -> list[str]:
     out.extend(f"{p}{a}" for a in asserts[:2])
     for n in (multi + ([] if linear else single))[:2]:
         scope = _scope(goal, n)
-        fact = coq_prop(_disjunction(n, values[n]), scope)
+        fact = coq_prop(one_of(Var(n), values[n]), scope)
         if scope != "R":
             proof = "nia"
         else:
@@ -238,7 +219,7 @@ def _proposals(context: GoalContext) -> list[str]:
         step = f"assert (h{n}_val : {fact}) by {proof}"
         out.append(p + step)
         if closes and (n in multi) == (len(multi) == 1):
-            split = f"destruct h{n}_val as {_nested_pattern(f'h{n}_val', len(values[n]))}; " if n in multi else ""
+            split = f"destruct h{n}_val as {or_pattern(f'h{n}_val', len(values[n]))}; " if n in multi else ""
             out.append(f"{p}{step}; {split}subst {n}; {_finishers(scope)[1]}")
     return out[:8]
 

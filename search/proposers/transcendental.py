@@ -28,7 +28,8 @@ import re
 from fractions import Fraction
 
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped
-from search.proposers.expr import App, Bin, Conn, Expr, Neg, Not, Num, Rel, Unsupported, Var, coq, parse_prop, variables
+from search.proposers.expr import (App, Bin, Conn, Expr, Neg, Not, Num, Rel, Unsupported, Var, coq, parse_prop, substitute,
+                                   variables)
 
 #: a positivity side condition (`0 < x`, `0 < x ^ n`)
 POSITIVE = "first [lra | nra | (apply pow_lt; lra) | (apply exp_pos)]"
@@ -143,19 +144,6 @@ def transcendental(context: GoalContext) -> list[str]:
     if not out:
         raise ProposerSkipped("no rewrite applies")
     return out[:8]
-
-
-def substitute(node, values: dict[str, Expr]):
-    """A tree with the given variables replaced by their values."""
-    if isinstance(node, Var):
-        return values.get(node.name, node)
-    if isinstance(node, (Neg, Not)):
-        return type(node)(substitute(node.arg, values))
-    if isinstance(node, (Bin, Rel, Conn)):
-        return type(node)(node.op, substitute(node.left, values), substitute(node.right, values))
-    if isinstance(node, App):
-        return App(node.func, tuple(substitute(a, values) for a in node.args))
-    return node
 
 
 def _replace_powers(node):

@@ -31,7 +31,7 @@ from typing import Any
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped
 from search.proposers.cas import (CAS_SECONDS, INTEGRAL, ArithGoal, bounded, evaluate, holds_numerically, per_goal,
                                   read_goal, sample_points)
-from search.proposers.expr import (App, Expr, Neg, Num, Prop, Rel, Unsupported, coq_scoped, from_sympy, parse_prop,
+from search.proposers.expr import (App, Expr, Neg, Num, Prop, Rel, Unsupported, coq_scoped, from_sympy, number, parse_prop,
                                    to_sympy, variables)
 from search.proposers.solve_assert import conjuncts
 
@@ -98,10 +98,6 @@ def _constants(prop: Prop) -> list[Fraction]:
     return list(dict.fromkeys(found))[:12]
 
 
-def _number(value: Fraction) -> Expr:
-    return Num(value) if value >= 0 else Neg(Num(-value))
-
-
 def _holds_everywhere(body: Prop, assignment: dict[str, Any], points: list[dict[str, Any]],
                       types: dict[str, str]) -> bool:
     """Whether the body holds with the witnesses' values at every sampled point (a term witness is
@@ -162,7 +158,7 @@ def _proposals(context: GoalContext) -> list[str]:
     for combo in itertools.islice(itertools.product(*ranges), 4000):
         if len(candidates) >= MAX_CANDIDATES:
             break
-        assignment = {name: _number(value) for name, value in zip(witnesses, combo)}
+        assignment = {name: number(value) for name, value in zip(witnesses, combo)}
         if assignment not in candidates and _holds_everywhere(body, assignment, points, types):
             candidates.append(assignment)
     if not candidates:
