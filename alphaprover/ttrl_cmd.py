@@ -32,7 +32,7 @@ from alphaprover.runtime import (action_mode, backend_language, build_env, build
 from alphaprover.train_cmd import CLI_KEYS
 from alphaprover.train_setup import ActorRecipe, EvaluatorRecipe, load_supervised
 from lean_interface.api import Theorem
-from lean_interface.problems.benchmarks import dev_problem_of, load_benchmark
+from lean_interface.problems.benchmarks import held_out_problem_of, load_benchmark
 from search.action_set import ActionMode
 from selfplay.actor import SourceProblem
 from selfplay.loop_config import SelfPlayConfig
@@ -91,15 +91,17 @@ def load_targets(spec: str, language: str, header: str | None = None, name: str 
     return targets
 
 
-def refuse_dev_targets(targets: Sequence[Target]) -> None:
-    """UsageError if any target is a dev-subset problem, by name or by statement (docs/ARCHITECTURE.md
-    §Data: the dev subset is for measuring only; TTRL trains on its targets)."""
+def refuse_held_out_targets(targets: Sequence[Target]) -> None:
+    """UsageError if any target is a dev-subset or test-split problem, by name or by statement
+    (`held_out_problem_of`; docs/ARCHITECTURE.md §Data: both are for measuring only, and TTRL trains
+    on its targets and their variants)."""
     for target in targets:
         names = [target.name] + ([target.theorem.name] if target.theorem is not None else [])
-        which = next(filter(None, (dev_problem_of(name, target.theorem) for name in names)), None)
+        which = next(filter(None, (held_out_problem_of(name, target.theorem) for name in names)), None)
         if which:
-            raise UsageError(f"{which} is in the dev subset (minif2f-rocq-dev), which is for measuring only: "
-                             "TTRL may not train on it")
+            problem, _, split = which.rpartition(" (")
+            benchmark = "the dev subset (minif2f-rocq-dev)" if split.startswith("dev") else "the test split"
+            raise UsageError(f"{problem} is in {benchmark}, which is for measuring only: TTRL may not train on it")
 
 
 def _split_config(plain: dict[str, Any]) -> tuple[SelfPlayConfig, TTRLConfig, dict[str, float]]:
@@ -129,7 +131,7 @@ def run_ttrl(args: Any, cfg: DictConfig) -> int:
             raise UsageError(f"no checkpoint at {settings.checkpoint} (set checkpoint=DIR)")
     targets = load_targets(args.target, backend_language(plain["backend"]), getattr(args, "header", None),
                            getattr(args, "name", None) or "user_theorem")
-    refuse_dev_targets(targets)
+    refuse_held_out_targets(targets)
     language = backend_language(plain["backend"])
     wrong = [t for t in targets if t.theorem is not None and t.theorem.language != language]
     if wrong:
@@ -212,4 +214,4 @@ def run_ttrl(args: Any, cfg: DictConfig) -> int:
     return 0 if len(proved) == len(names) else 1
 
 
-__all__ = ["Target", "load_targets", "refuse_dev_targets", "run_ttrl"]
+__all__ = ["Target", "load_targets", "refuse_held_out_targets", "run_ttrl"]

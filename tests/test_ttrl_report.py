@@ -253,20 +253,20 @@ def test_targets_from_directory_and_competition_file(tmp_path: Path) -> None:
 
 
 def test_dev_subset_targets_are_refused_by_name_and_by_statement(tmp_path: Path) -> None:
-    from alphaprover.ttrl_cmd import Target, load_targets, refuse_dev_targets
+    from alphaprover.ttrl_cmd import Target, load_targets, refuse_held_out_targets
 
     dev = sorted(dev_problem_names())[1]
     with pytest.raises(UsageError, match="dev subset"):
-        refuse_dev_targets(load_targets(dev, "coq"))
+        refuse_held_out_targets(load_targets(dev, "coq"))
     renamed = tmp_path / "innocent.v"                                  # the same statement, another name
     text = (VALID / f"{dev}.v").read_text().replace(f"Theorem {dev}", "Theorem innocent")
     renamed.write_text(text)
     targets = load_targets(str(renamed), "coq")
     assert targets[0].name == "innocent"
     with pytest.raises(UsageError, match=f"{dev} is in the dev subset"):
-        refuse_dev_targets(targets)
-    refuse_dev_targets(load_targets("mathd_numbertheory_35", "coq"))   # a train problem passes
-    refuse_dev_targets([Target("broken", None, "cannot parse")])
+        refuse_held_out_targets(targets)
+    refuse_held_out_targets(load_targets("mathd_numbertheory_35", "coq"))   # a train problem passes
+    refuse_held_out_targets([Target("broken", None, "cannot parse")])
 
 
 # ---- the session loop, with a scripted actor pool (no prover) ----------------------------------------
@@ -544,3 +544,17 @@ def test_bridged_variants_are_tried_first_and_their_proof_becomes_a_closing_tact
     session2, _ = _session(tmp_path, tiny_checkpoint, play, clock, state, TTRLConfig(target_every=3), pools)
     session2.run(30)
     assert [a.problem for a in pools[0].attempts][:2] != ["target/t", "variants/t_b1"]
+
+
+def test_test_split_targets_are_refused_by_name_and_by_statement(tmp_path: Path) -> None:
+    from alphaprover.ttrl_cmd import load_targets, refuse_held_out_targets
+    from lean_interface.problems.benchmarks import BUNDLED, load_benchmark
+
+    test = next(p for p in load_benchmark("minif2f-rocq-test") if p.theorem is not None)
+    with pytest.raises(UsageError, match=f"{test.name} is in the test split"):
+        refuse_held_out_targets(load_targets(test.name, "coq"))
+    renamed = tmp_path / "innocent.v"
+    text = (BUNDLED["minif2f-rocq-test"][0] / f"{test.name}.v").read_text().replace(test.name, "innocent")
+    renamed.write_text(text)
+    with pytest.raises(UsageError, match=f"{test.name} is in the test split"):
+        refuse_held_out_targets(load_targets(str(renamed), "coq"))
