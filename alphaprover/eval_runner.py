@@ -35,12 +35,15 @@ PROPOSER_OPTIONS = {"classic": "classic", "proposers": "all"}
 #: a label's value option: the network's value replaced by the neutral −(number of goals)
 NEUTRAL_VALUE = "neutral"
 
+#: a label's pricing of the computed proposers by their short names (`short_names`, mixed mode)
+SHORT_NAMES = "names"
+
 
 def _known_policy_option(option: str) -> bool:
     """An option other than an expansion: lemma candidates, a decoding, a glance-list pricing, a
-    proposer set or the neutral value."""
+    proposer set, the neutral value or short names."""
     return (bool(_LEMMAS.fullmatch(option)) or option in DECODINGS or option in LIST_PRICINGS
-            or option in PROPOSER_OPTIONS or option == NEUTRAL_VALUE)
+            or option in PROPOSER_OPTIONS or option in (NEUTRAL_VALUE, SHORT_NAMES))
 
 
 def split_neutral(label: str) -> tuple[str, bool]:
@@ -49,6 +52,13 @@ def split_neutral(label: str) -> tuple[str, bool]:
     head adds."""
     base, options = _options(label)
     return "+".join([base, *(o for o in options if o != NEUTRAL_VALUE)]), NEUTRAL_VALUE in options
+
+
+def split_names(label: str) -> tuple[str, bool]:
+    """`mcts-mixed+proposers+names` → ("mcts-mixed+proposers", True): the computed proposers priced by
+    their short names (`search.proposers.short_names`), so one eval run measures what naming them adds."""
+    base, options = _options(label)
+    return "+".join([base, *(o for o in options if o != SHORT_NAMES)]), SHORT_NAMES in options
 
 
 def split_proposers(label: str) -> tuple[str, str | None]:
@@ -145,7 +155,10 @@ def parse_method_label(label: str) -> tuple[Method, ActionMode | None]:
         without_pricing, pricing = split_list_pricing(without_decoding)
         without_proposers, proposers = split_proposers(without_pricing)
         without_neutral, neutral = split_neutral(without_proposers)
-        base, lemmas = split_lemmas(without_neutral)
+        without_names, names = split_names(without_neutral)
+        base, lemmas = split_lemmas(without_names)
+        if names and not base.endswith("-mixed"):
+            raise ValueError(f"short names are priced by the policy: only a -mixed search takes +names, not {label!r}")
         if neutral and not (base.endswith("-mixed") or base.endswith("-network")):
             raise ValueError(f"+neutral replaces the network's value: only a -mixed or -network search takes it, "
                              f"not {label!r}")
@@ -191,17 +204,19 @@ class ProblemRunner:
     def _evaluator(self, method: Method, mode: ActionMode | None, checkpoint: str | None = None,
                    expansion: str | None = None, lemmas: int | None = None, decoding: str | None = None,
                    pricing: str | None = None, proposers: str | None = None,
-                   neutral: bool = False) -> Evaluator | None:
+                   neutral: bool = False, names: bool = False) -> Evaluator | None:
         """One evaluator per (method, mode, checkpoint, label options): a network cache never
         serves two methods, so neither side of a comparison reads the other's answers."""
         key = (method, mode or action_mode(self._cfg), checkpoint, expansion, lemmas, decoding, pricing, proposers,
-               neutral)
+               neutral, names)
         if key not in self._evaluators:
             cfg = {**self._cfg, "checkpoint": checkpoint} if checkpoint else self._cfg
             if decoding:
                 cfg = {**cfg, "decoding": decoding}
             if proposers:
                 cfg = {**cfg, "proposers": proposers}
+            if names:
+                cfg = {**cfg, "short_names": True}
             evaluator = build_evaluator(cfg, method, key[1], lemmas)[0]
             self._evaluators[key] = NeutralValue(evaluator) if neutral and evaluator is not None else evaluator
         return self._evaluators[key]
@@ -225,13 +240,14 @@ class ProblemRunner:
         pricing = split_list_pricing(label)[1]
         proposers = split_proposers(label)[1]
         neutral = split_neutral(label)[1]
+        names = split_names(label)[1]
         settings = with_list_pricing(self._settings, pricing)
         if expansion is not None:
             settings = dataclasses.replace(settings, mcts=dataclasses.replace(settings.mcts, expansion=expansion))
         started = time.monotonic()
         try:
             evaluator = self._evaluator(method, mode, checkpoint, expansion, lemmas, decoding, pricing, proposers,
-                                        neutral)
+                                        neutral, names)
             outcome = solve(theorem, self._get_env(), evaluator, method, settings, budget)
         except EnvError as bad:
             return ProblemRecord(status=Outcome.BAD_STATEMENT, seconds=time.monotonic() - started, prover_calls=0,

@@ -34,6 +34,10 @@ class PolicyConfig:
     # asserted, a witness, a linear combination, instantiation points, interval cases, …); none; or a
     # comma-separated list of proposer names. An eval label picks its own: `mcts-fixed+proposers`, `+classic`
     proposers: str = "classic"
+    # mixed mode: the computed proposers priced by their short names (`propose field_side.`), the name's
+    # probability shared by its tactics, and a name the policy samples expanded into them
+    # (search/proposers/short_names.py); the learners train on the names too. An eval label: `+names`
+    short_names: bool = False
     engine: str | None = None     # policy inference: ct2-float32 (default) | ct2-int8 | torch (networks/evaluator.py)
     temperature: float = 1.0      # policy sampling temperature
     # round r of a goal samples at temperature·(1 + step·r); 0.25 measured no gain (BENCHMARKS.md)

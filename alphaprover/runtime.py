@@ -143,7 +143,11 @@ def build_evaluator(cfg: dict[str, Any], method: Method, mode: ActionMode | None
     described = "network samples" if mode is ActionMode.NETWORK else "network samples + automation, network-ranked"
     if top:
         described += f" + top {top} library lemmas"
-    evaluator = action_evaluator(mode, network, vocabulary, build_lemmas(cfg, mode, top))
+    # the config's short_names is mixed mode's too: only the policy prices the names
+    named = mode is ActionMode.MIXED and bool(cfg.get("short_names", POLICY_DEFAULTS.short_names))
+    if named:
+        described += ", computed proposers by short name"
+    evaluator = action_evaluator(mode, network, vocabulary, build_lemmas(cfg, mode, top), short_names=named)
     return evaluator, f"{described} ({checkpoint}, {network.engine})"
 
 

@@ -21,6 +21,7 @@ saved with the run, so a resumed run keeps the same schedule.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -87,6 +88,9 @@ class PretrainConfig:
     # ["minif2f-rocq-tune"]: the caller turns them into `pretrain`'s `keep_lemma` (`alphaprover
     # pretrain` does, with `selfplay.hold_out.HoldOut`); kept here so the run's config records them
     hold_out: list[str] = field(default_factory=list)
+    # a computed proposer's tactic is trained as its short name (`propose NAME.`, search/proposers/short_names.py),
+    # so a search with `short_names=true` can rank the proposers by the policy
+    short_names: bool = False
 
     @classmethod
     def from_dict(cls, data: dict) -> "PretrainConfig":
@@ -126,9 +130,14 @@ def learning_rate(step: int, cfg: PretrainConfig) -> float:
 
 
 def prepare_examples(examples: list[Example], cfg: PretrainConfig, training: bool) -> list[Example]:
-    """Drop ssreflect tactics (train and valid alike); reweight sources (training only)."""
+    """Drop ssreflect tactics (train and valid alike); a computed proposer's tactic under its short
+    name with `short_names` (both); reweight sources (training only)."""
     if cfg.drop_ssreflect:
         examples = [e for e in examples if not is_ssreflect_tactic(e.tactic)]
+    if cfg.short_names:
+        from search.proposers.short_names import training_target
+
+        examples = [dataclasses.replace(e, tactic=training_target(e.goal, e.tactic)) for e in examples]
     return reweight(examples, cfg.source_weights, cfg.seed) if training else examples
 
 

@@ -14,7 +14,8 @@ guesses arguments; the union, ranked by the network, keeps both. The automation 
 at round 0 only; later progressive-sampling rounds ask the policy for new samples.
 
 In mixed mode the candidate list may also carry library lemmas about the goal's functions
-(`search.lemma_candidates`, `lemma_candidates=N`): the policy prices them like the rest.
+(`search.lemma_candidates`, `lemma_candidates=N`): the policy prices them like the rest; with
+`short_names` the computed proposers are priced by their names (`search.proposers.short_names`).
 """
 
 from __future__ import annotations
@@ -87,12 +88,18 @@ def joined(*sources: Callable[[str], Sequence[str]]) -> Callable[[str], list[str
 
 def action_evaluator(mode: ActionMode, network: Evaluator | None,
                      vocabulary: TacticVocabulary = COQ_VOCABULARY,
-                     lemmas: Callable[[str], Sequence[str]] | None = None) -> Evaluator:
+                     lemmas: Callable[[str], Sequence[str]] | None = None,
+                     short_names: bool = False) -> Evaluator:
     """The evaluator that realises `mode` (a network is required for network and mixed).
     `lemmas` (e.g. `LemmaCandidates.tactics_for`) adds library-lemma tactics to mixed mode's
-    candidates; the other modes refuse it (ValueError), so no label claims what it does not do."""
+    candidates; `short_names` prices the vocabulary's computed proposers by their short names and
+    expands the names the policy samples (`search.proposers.short_names`). The other modes refuse
+    both (ValueError), so no label claims what it does not do."""
     if lemmas is not None and mode is not ActionMode.MIXED:
         raise ValueError(f"lemma candidates are priced by the policy: action mode {mode.value!r} cannot use them "
+                         "(use mixed)")
+    if short_names and mode is not ActionMode.MIXED:
+        raise ValueError(f"short names are priced by the policy: action mode {mode.value!r} cannot use them "
                          "(use mixed)")
     fixed = FixedTacticEvaluator(vocabulary)
     if mode is ActionMode.FIXED:
@@ -101,6 +108,10 @@ def action_evaluator(mode: ActionMode, network: Evaluator | None,
         raise ValueError(f"action mode {mode.value!r} needs a network checkpoint")
     if mode is ActionMode.NETWORK:
         return network
+    if short_names:
+        from search.proposers.short_names import NamedProposals
+
+        network = NamedProposals(network, vocabulary.families)
     return MixedEvaluator(network, fixed.tactics_for if lemmas is None else joined(fixed.tactics_for, lemmas))
 
 

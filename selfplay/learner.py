@@ -90,6 +90,8 @@ class LearnerConfig:
     precision: str = "fp32"         # fp32 | bf16 (bfloat16 autocast for forward and backward, any device)
     keep_weight: float = 0.0        # > 0: + this × KL(start weights' policy ‖ the policy) on every tactic token
                                     # of a batch, so the skills the run started with are not overwritten (0 = off)
+    short_names: bool = False       # a computed proposer's tactic is trained as its short name (`propose NAME.`,
+                                    # search/proposers/short_names.py); train.yaml ties it to the policy key
 
     def __post_init__(self) -> None:
         if self.placement not in PLACEMENTS:
@@ -118,14 +120,25 @@ class LearnerConfig:
         return config_from_dict(cls, data, "learner config")
 
 
-def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer, model: ProverModel
-                    ) -> dict[str, torch.Tensor]:
+def _target(goal: str, tactic: str, short_names: bool) -> str:
+    if not short_names:
+        return tactic
+    from search.proposers.short_names import training_target
+
+    return training_target(goal, tactic)
+
+
+def collate_records(records: Sequence[TrainingRecord], tokenizer: ProofTokenizer, model: ProverModel,
+                    short_names: bool = False) -> dict[str, torch.Tensor]:
     """Padded tensors; a value-only record's label row is all −100 (no tactic loss). So is the
     row of a tactic longer than `max_tactic_tokens`: cut short it would teach the policy to stop
-    in the middle of a tactic (a long hint list), so only its value target is kept."""
+    in the middle of a tactic (a long hint list), so only its value target is kept. With
+    `short_names`, a computed proposer's tactic is the target under its short name
+    (`search.proposers.short_names.training_target`)."""
     cfg = model.config
-    goals = [tokenizer.encode_goal(r.goal, cfg.max_goal_tokens, tactic_identifiers(r.tactic or "")) for r in records]
-    tactics = [tokenizer.encode_tactic(r.tactic, cfg.max_tactic_tokens + 1, r.goal) if r.tactic else [] for r in records]
+    targets = [_target(r.goal, r.tactic, short_names) if r.tactic else "" for r in records]
+    goals = [tokenizer.encode_goal(r.goal, cfg.max_goal_tokens, tactic_identifiers(t)) for r, t in zip(records, targets)]
+    tactics = [tokenizer.encode_tactic(t, cfg.max_tactic_tokens + 1, r.goal) if t else [] for r, t in zip(records, targets)]
     tactics = [ids if len(ids) <= cfg.max_tactic_tokens else [] for ids in tactics]
     input_ids = torch.full((len(records), max(len(g) for g in goals)), tokenizer.pad_id, dtype=torch.long)
     labels = torch.full((len(records), max(1, max(len(t) for t in tactics))), -100, dtype=torch.long)
@@ -186,7 +199,7 @@ class Learner:
     # ---- training ---------------------------------------------------------------------------------
     def train_batch(self, records: Sequence[TrainingRecord]) -> dict[str, float]:
         """One optimisation step on `records`; returns the losses."""
-        batch = collate_records(records, self.tokenizer, self.model)
+        batch = collate_records(records, self.tokenizer, self.model, self.config.short_names)
         device = next(self.model.parameters()).device
         batch = {k: v.to(device) for k, v in batch.items()}
         for group in self.optimizer.param_groups:
@@ -217,7 +230,7 @@ class Learner:
 
     def losses(self, records: Sequence[TrainingRecord]) -> dict[str, float]:
         """Mean policy and value loss on `records` at the current weights (no step taken)."""
-        batch = collate_records(records, self.tokenizer, self.model)
+        batch = collate_records(records, self.tokenizer, self.model, self.config.short_names)
         device = next(self.model.parameters()).device
         self.model.eval()
         with torch.no_grad():

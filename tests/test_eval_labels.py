@@ -1,11 +1,11 @@
-"""Eval labels that make old and new arms of one run: the proposer set (`+classic`, `+proposers`)
-and the neutral value (`+neutral`); refusals are one-line ValueErrors (exit 2 at the CLI)."""
+"""Eval labels that make old and new arms of one run: the proposer set (`+classic`, `+proposers`),
+the neutral value (`+neutral`) and short names (`+names`); refusals are one-line ValueErrors (exit 2 at the CLI)."""
 
 from __future__ import annotations
 
 import pytest
 
-from alphaprover.eval_runner import parse_method_label, split_neutral, split_proposers
+from alphaprover.eval_runner import parse_method_label, split_names, split_neutral, split_proposers
 from search.action_set import ActionMode, NeutralValue
 from search.evaluator import EvalRequest, Evaluation
 from search.solve import Method
@@ -25,6 +25,14 @@ def test_the_portfolio_takes_no_proposer_set_and_only_network_searches_take_a_ne
         parse_method_label("mcts-fixed+neutral")
     assert split_neutral("mcts-mixed+proposers+neutral") == ("mcts-mixed+proposers", True)
     assert parse_method_label("mcts-mixed+neutral") == (Method.MCTS, ActionMode.MIXED)
+
+
+def test_short_names_are_a_mixed_searchs_option() -> None:
+    assert split_names("mcts-mixed+proposers+names") == ("mcts-mixed+proposers", True)
+    assert split_names("mcts-mixed+proposers") == ("mcts-mixed+proposers", False)
+    assert parse_method_label("mcts-mixed+proposers+names") == (Method.MCTS, ActionMode.MIXED)
+    with pytest.raises(ValueError, match="short names"):
+        parse_method_label("mcts-fixed+proposers+names")
 
 
 class _Policy:

@@ -146,6 +146,28 @@ def test_a_tactic_too_long_for_the_decoder_keeps_only_its_value_target(tiny_chec
     assert (batch["labels"][1] == -100).all() and batch["steps"].tolist() == [1, 1]
 
 
+def test_short_names_make_a_computed_proposers_long_tactic_a_short_target() -> None:
+    """A field_side tactic (too long for the decoder as text) is trained as `propose field_side.`
+    with `short_names`; without it, only its value target is kept, as any long tactic's."""
+    from search.proposers.field_side import PROPOSERS
+    from search.proposers.short_names import short_name
+    from selfplay.learner import collate_records
+
+    texts = [t for r in RECORDS for t in (r.goal, r.tactic or "")] + [short_name("field_side")]
+    tokenizer = ProofTokenizer.train(texts * 4, vocab_size=300)
+    model = ProverModel(ProverModelConfig(vocab_size=tokenizer.vocab_size, d_model=32, d_ff=64, num_heads=2,
+                                          encoder_layers=1, decoder_layers=1, max_goal_tokens=32, max_tactic_tokens=16))
+    goal = "a, b : R\nH : a <> b\nH1 : (4 * a + 3 * b) / (a - 2 * b) = 5\n⊢ (a + 11 * b) / (a - b) = 2"
+    tactic = PROPOSERS[0].tactics(goal)[0]
+    records = [TrainingRecord(goal, tactic, 3)]
+    plain = collate_records(records, tokenizer, model)
+    named = collate_records(records, tokenizer, model, short_names=True)
+    assert (plain["labels"][0] == -100).all()
+    expected = tokenizer.encode_tactic(short_name("field_side"), model.config.max_tactic_tokens + 1, goal)
+    assert len(expected) <= model.config.max_tactic_tokens
+    assert named["labels"][0, : len(expected)].tolist() == expected
+
+
 def test_ema_publishes_the_moving_average_and_resumes_it(tmp_path: Path, tiny_checkpoint: Path) -> None:
     """With `ema_decay` the published weights are the average a·avg + (1 − a)·w after every step
     (starting from the starting weights), not the raw weights; the average survives a restart."""
