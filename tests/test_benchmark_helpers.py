@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from benchmarks.policy_baselines import Bigram, exact_match, ratio
 from benchmarks.script_step_ranks import names_existing_hypothesis, without_new_name
+from benchmarks.value_auc import auc, outcomes
 
 
 def test_script_step_misses_are_told_apart_by_the_new_name() -> None:
@@ -28,3 +29,14 @@ def test_the_bigram_beam_ends_each_answer_in_eos_and_ranks_the_seen_sequence_fir
     beam = bigram.beam(eos, width=2, max_tokens=5)
     assert beam == [[1, 2, eos], [1, 3, eos]]
     assert bigram.sequence_log_prob([1, 2, eos]) > bigram.sequence_log_prob([1, 3, eos])
+
+
+def test_the_value_auc_counts_ties_half_and_needs_both_classes(tmp_path) -> None:
+    assert auc([0.9, 0.1, 0.5], [True, False, False]) == 1.0
+    assert auc([0.1, 0.9], [True, False]) == 0.0
+    assert auc([-1.0, -1.0, -1.0], [True, False, True]) == 0.5     # the neutral value: every root alike
+    assert auc([1.0, 2.0], [True, True]) is None
+    rows = tmp_path / "e.jsonl"
+    rows.write_text('{"problem": "p", "method": "m", "status": "failed"}\n\n'
+                    '{"problem": "p", "method": "m", "status": "proved"}\n{"problem": "q", "method": "m", "status": "error"}\n')
+    assert outcomes(rows) == {"m": {"p": True, "q": False}}
