@@ -1,11 +1,13 @@
 """The case-split and chain proposers read their shapes from a goal's text (pure: no Coq).
 
 interval_cases (bounds computed from the hypotheses), residues (a split over n mod k),
-transcendental (sqrt/ln/exp/Rpower rewrites), distinct_roots (the difference quotient by sympy).
+transcendental (sqrt/ln/exp/Rpower rewrites), distinct_roots (the difference quotient by sympy),
+nat_numbers (large nat literals and powers under mod moved to Z), complex_parts (C by components).
 """
 
 from __future__ import annotations
 
+from lean_interface.coq.prelude import DEFAULT_PRELUDE, NAT_NUMBERS_PRELUDE
 from search.proposers.base import goal_context
 from search.proposers.cas import read_goal
 from search.proposers.distinct_roots import PROPOSERS as ROOTS
@@ -16,8 +18,12 @@ from search.proposers.residues import moduli
 from search.proposers.transcendental import PROPOSERS as CHAINS
 from search.proposers.transcendental import exact
 from search.proposers.expr import parse_expr
+from search.proposers.nat_numbers import PROPOSERS as NUMBERS
+from search.proposers.nat_numbers import closed_after_subst, has_large_literal
+from search.proposers.complex_parts import PROPOSERS as COMPLEXES
 
-INTERVAL, RESIDUE, CHAIN, ROOT = INTERVALS[0], RESIDUES[0], CHAINS[0], ROOTS[0]
+INTERVAL, RESIDUE, CHAIN, ROOT, NUMBER = INTERVALS[0], RESIDUES[0], CHAINS[0], ROOTS[0], NUMBERS[0]
+COMPLEX = COMPLEXES[0]
 
 
 def _bounds(text: str) -> dict:
@@ -110,3 +116,57 @@ def test_tighter_bounds_through_products_are_a_second_set_of_proposals() -> None
     loose, tight = (integer_bounds(read_goal(goal_context(text)), products=flag) for flag in (False, True))
     assert loose["x"][0] == 0 and tight["x"][0] > 0 and tight["x"][1] <= loose["x"][1]
     assert len(INTERVAL.tactics(text)) <= 5
+
+
+def test_nat_numbers_bridges_large_literals_and_powers_under_mod() -> None:
+    assert has_large_literal("⊢ 123 * n + 17 = 39500") and has_large_literal("H : n = Nat.of_num_uint (x)\n⊢ n = 1")
+    assert not has_large_literal("⊢ 4999 * n = 0") and not has_large_literal("H5000 : x = 1\n⊢ x = 1")
+    literal = NUMBER.tactics("⊢ forall n : nat, 123 * n + 17 = 39500 -> n = 321")
+    assert literal == ["timeout 3 (intros; nat_literals_Z; lia).", "timeout 3 (intros; nat_literals_Z; nia)."]
+    power = NUMBER.tactics("⊢ 1999 ^ 2000 mod 5 = 1")
+    assert power[:2] == ["timeout 3 (nat_closed_Z).",
+                         "timeout 3 (rewrite !nat_pow_mod_Z in * by discriminate; reflexivity)."]
+    introduced = NUMBER.tactics("n : nat\nH : n = 2 ^ 100 mod 7\n⊢ n = 2")
+    assert introduced and all("intros" not in t for t in introduced)
+    assert all(NUMBER.marker.search(t) for t in literal + power)
+
+
+def test_nat_numbers_moves_closed_computations_to_z_after_unfolding_and_subst() -> None:
+    assert NUMBER.tactics("⊢ Nat.gcd (fact 12) 7000 = 1400")[0] == "timeout 3 (cbn [fact]; nat_closed_Z)."
+    sums = NUMBER.tactics("⊢ list_sum (map (fun k => 3 ^ k) (seq 0 20)) mod 7 = 1")
+    assert sums[0] == "timeout 3 (cbn [list_sum fold_right map seq]; nat_closed_Z)."
+    valued = NUMBER.tactics("⊢ forall n : nat, n = length (seq 0 40) -> 2 ^ n mod 9 = 7")
+    assert valued[0] == "timeout 3 (intros; subst; cbn [seq length]; nat_closed_Z)."
+    assert closed_after_subst(goal_context("m, n : nat\nH : m = 4\nH0 : 2 * m = n\n⊢ n ^ m = 65536"))
+    # a variable without a value: no closed computation, only the literal bridge
+    free = NUMBER.tactics("⊢ forall n : nat, n > 0 -> Nat.gcd (n + 7) (2 * n + 1) <= 13")
+    assert not any("nat_closed_Z" in t for t in free)
+
+
+def test_nat_numbers_skips_small_and_non_nat_goals() -> None:
+    assert NUMBER.tactics("⊢ forall n : nat, 3 * n = 12 -> n = 4") == []
+    assert NUMBER.tactics("⊢ forall x : R, x = 10000 -> x > 0") == []       # real numerals: lra reads them
+    assert NUMBER.tactics("⊢ (2 ^ 2010 mod 10)%Z = 4%Z") == []              # Z already computes in binary
+    assert NUMBER.tactics("garbage ⊢ ((") == []
+
+
+def test_complex_parts_splits_goals_over_c_into_real_equations() -> None:
+    tactics = COMPLEX.tactics("⊢ forall q e : C, q = 2 - 2 * Ci -> e = 5 + 5 * Ci -> q * e = 20")
+    assert len(tactics) == 2 and tactics[0].startswith("timeout 3 (intros; repeat match goal with z : C")
+    assert "injective_projections" in tactics[0] and tactics[0].endswith("subst; lra).")
+    assert all(COMPLEX.marker.search(t) for t in tactics)
+    introduced = COMPLEX.tactics("y : C\n⊢ 7 * (3 * y + 2) = 21 * y + 14")
+    assert introduced and not introduced[0].startswith("timeout 3 (intros")
+
+
+def test_complex_parts_skips_real_goals_and_functions_over_c() -> None:
+    assert COMPLEX.tactics("x : R\n⊢ x * x >= 0") == []
+    assert COMPLEX.tactics("f : C -> C\nx : C\n⊢ f x = 0") == []   # the split cannot read f x
+    assert COMPLEX.tactics("garbage ⊢ ((") == []
+
+
+def test_the_nat_bridges_are_proved_in_the_prelude_not_assumed() -> None:
+    assert NAT_NUMBERS_PRELUDE in DEFAULT_PRELUDE
+    for word in ("Axiom", "Admitted", "Parameter", "admit", "vm_compute", "native_compute"):
+        assert word not in NAT_NUMBERS_PRELUDE
+    assert NAT_NUMBERS_PRELUDE.count("Qed.") == 5 and "End nat_digits." in NAT_NUMBERS_PRELUDE

@@ -35,6 +35,20 @@ The modules, each for the tactics it provides:
                              Rabs, numerals and the context (assumption, lra at the leaves). Every
                              name it uses is fully qualified, so a header cannot change what it
                              means; no stdlib, Coquelicot or mathcomp tactic is called `positivity`.
+  Coq.ZArith.Zpow_facts      (Required, not imported) binary modular exponentiation, `Zpow_mod`.
+  Lemmas nat_pow_mod_Z, nat_gcd_Z, nat_lcm_Z, nat_literal_Z_eq
+                             bridges from unary nat to Z's binary numbers, proved here (no axiom):
+                             `(a ^ b) mod n = Z.to_nat (Zpow_mod a b n)` (n <> 0); `Z.of_nat` of
+                             `Nat.gcd`/`Nat.lcm` is Z's (the 8.16 stdlib has neither); and a nat
+                             literal of 5000 or more (`Nat.of_num_uint` of its digits, which lia and
+                             nia read as an opaque atom) is its digits read in Z (`nat_digits_Z`,
+                             a Fixpoint in a section whose `Import` of Z's notations ends with it).
+  Ltac nat_literals_Z        for each large nat literal in the goal or context, the fact
+                             `Z.of_nat L = v` with v its binary value, so lia/nia know the number.
+  Ltac nat_closed_Z          a closed nat equation or inequality moved to Z: literals named and
+                             valued, `Nat2Z.inj_*` / the bridges pushed through + * - / mod ^ gcd lcm,
+                             then `reflexivity` in binary (the kernel's conversion, no `vm_compute`):
+                             `Nat.lcm 9999 100001 = 90900909`, `(91145 + … + 91148) mod 4 = 2`.
 Fully qualified paths, so no user-contrib library named `Lia` can stand in for Coq's.
 Coq-Interval is not in the prelude: its library declares the kernel's primitive integers and
 floats (~100 names) that coqchk reports as axioms of every environment that loads it, whether a
@@ -53,6 +67,93 @@ REWRITE_FUNCTIONS_LTAC = ("Ltac rewrite_functions := repeat match goal with "
 
 #: the Reals module `positivity` names lemmas of beyond what Lra loads (RIneq, Rfunctions, Rbasic_fun)
 POSITIVITY_REQUIRES = "Require Coq.Reals.R_sqrt."
+
+#: numbers past unary nat (issue 74): bridges to Z proved here, and the Ltacs that use them (the
+#: docstring's table). Z's numerals and operators are in scope only inside the section (its Import is
+#: local to it), so no statement after the prelude reads a numeral differently.
+NAT_NUMBERS_PRELUDE = r"""Require Coq.ZArith.Zpow_facts Coq.Arith.Wf_nat Coq.Arith.PeanoNat.
+Lemma nat_pow_mod_Z : forall a b n : nat, n <> 0%nat -> Coq.Init.Nat.modulo (Coq.Init.Nat.pow a b) n =
+  Coq.ZArith.BinInt.Z.to_nat (Coq.ZArith.Zpow_facts.Zpow_mod (Coq.ZArith.BinInt.Z.of_nat a)
+    (Coq.ZArith.BinInt.Z.of_nat b) (Coq.ZArith.BinInt.Z.of_nat n)).
+Proof. intros a b n Hn. rewrite Coq.ZArith.Zpow_facts.Zpow_mod_correct by lia.
+  rewrite <- Coq.ZArith.Znat.Nat2Z.inj_pow, <- Coq.ZArith.Znat.Nat2Z.inj_mod.
+  symmetry. apply Coq.ZArith.Znat.Nat2Z.id. Qed.
+Lemma nat_gcd_Z : forall a b : nat, Coq.ZArith.BinInt.Z.of_nat (Coq.Init.Nat.gcd a b) =
+  Coq.ZArith.BinInt.Z.gcd (Coq.ZArith.BinInt.Z.of_nat a) (Coq.ZArith.BinInt.Z.of_nat b).
+Proof.
+  intro a. induction a as [a IH] using (well_founded_induction Coq.Arith.Wf_nat.lt_wf). intro b.
+  destruct a as [|a'].
+  - simpl Coq.Init.Nat.gcd. rewrite Coq.ZArith.BinInt.Z.gcd_0_l. symmetry.
+    apply Coq.ZArith.BinInt.Z.abs_eq. apply Coq.ZArith.Znat.Nat2Z.is_nonneg.
+  - change (Coq.Init.Nat.gcd (S a') b) with (Coq.Init.Nat.gcd (Coq.Init.Nat.modulo b (S a')) (S a')).
+    rewrite IH by (apply Coq.Arith.PeanoNat.Nat.mod_upper_bound; discriminate).
+    rewrite Coq.ZArith.Znat.Nat2Z.inj_mod, Coq.ZArith.BinInt.Z.gcd_mod.
+    + reflexivity.
+    + rewrite Coq.ZArith.Znat.Nat2Z.inj_succ. apply Coq.ZArith.BinInt.Z.neq_sym, Coq.ZArith.BinInt.Z.lt_neq,
+        Coq.ZArith.BinInt.Z.lt_succ_r, Coq.ZArith.Znat.Nat2Z.is_nonneg.
+Qed.
+Lemma nat_lcm_Z : forall a b : nat, Coq.ZArith.BinInt.Z.of_nat (Coq.Arith.PeanoNat.Nat.lcm a b) =
+  Coq.ZArith.BinInt.Z.lcm (Coq.ZArith.BinInt.Z.of_nat a) (Coq.ZArith.BinInt.Z.of_nat b).
+Proof.
+  intros a b. unfold Coq.Arith.PeanoNat.Nat.lcm, Coq.ZArith.BinInt.Z.lcm.
+  rewrite Coq.ZArith.Znat.Nat2Z.inj_mul, Coq.ZArith.Znat.Nat2Z.inj_div, nat_gcd_Z.
+  symmetry. apply Coq.ZArith.BinInt.Z.abs_eq.
+  rewrite <- nat_gcd_Z, <- Coq.ZArith.Znat.Nat2Z.inj_div, <- Coq.ZArith.Znat.Nat2Z.inj_mul.
+  apply Coq.ZArith.Znat.Nat2Z.is_nonneg.
+Qed.
+Section nat_digits.
+Import Coq.ZArith.BinInt.
+Fixpoint nat_digits_Z (d : Coq.Init.Decimal.uint) (acc : Coq.Numbers.BinNums.Z) : Coq.Numbers.BinNums.Z :=
+  match d with
+  | Coq.Init.Decimal.Nil => acc
+  | Coq.Init.Decimal.D0 d => nat_digits_Z d (10 * acc)%Z
+  | Coq.Init.Decimal.D1 d => nat_digits_Z d (10 * acc + 1)%Z
+  | Coq.Init.Decimal.D2 d => nat_digits_Z d (10 * acc + 2)%Z
+  | Coq.Init.Decimal.D3 d => nat_digits_Z d (10 * acc + 3)%Z
+  | Coq.Init.Decimal.D4 d => nat_digits_Z d (10 * acc + 4)%Z
+  | Coq.Init.Decimal.D5 d => nat_digits_Z d (10 * acc + 5)%Z
+  | Coq.Init.Decimal.D6 d => nat_digits_Z d (10 * acc + 6)%Z
+  | Coq.Init.Decimal.D7 d => nat_digits_Z d (10 * acc + 7)%Z
+  | Coq.Init.Decimal.D8 d => nat_digits_Z d (10 * acc + 8)%Z
+  | Coq.Init.Decimal.D9 d => nat_digits_Z d (10 * acc + 9)%Z
+  end.
+Lemma nat_digits_Z_spec : forall d acc, Coq.ZArith.BinInt.Z.of_nat (Coq.Init.Nat.of_uint_acc d acc) =
+  nat_digits_Z d (Coq.ZArith.BinInt.Z.of_nat acc).
+Proof. induction d; intro acc; cbn [Coq.Init.Nat.of_uint_acc nat_digits_Z]; try reflexivity;
+  rewrite IHd; f_equal; rewrite Coq.Arith.PeanoNat.Nat.tail_mul_spec; lia. Qed.
+Lemma nat_literal_Z_eq : forall d, Coq.ZArith.BinInt.Z.of_nat
+  (Coq.Init.Nat.of_num_uint (Coq.Init.Number.UIntDecimal d)) = nat_digits_Z d 0%Z.
+Proof. intro d. exact (nat_digits_Z_spec d 0). Qed.
+End nat_digits.
+Ltac nat_literals_Z := repeat match goal with
+  | |- context [Coq.Init.Nat.of_num_uint ?u] => nat_literal_Z u
+  | _ : context [Coq.Init.Nat.of_num_uint ?u] |- _ => nat_literal_Z u end
+with nat_literal_Z u := lazymatch goal with
+  | _ : Coq.ZArith.BinInt.Z.of_nat (Coq.Init.Nat.of_num_uint u) = _ |- _ => fail
+  | _ => let v := eval compute in (Coq.ZArith.BinInt.Z.of_num_uint u) in
+         assert (Coq.ZArith.BinInt.Z.of_nat (Coq.Init.Nat.of_num_uint u) = v)
+           by (rewrite nat_literal_Z_eq; reflexivity) end.
+Ltac nat_closed_Z :=
+  repeat match goal with |- context [Coq.Init.Nat.of_num_uint ?u] =>
+    let x := fresh "lit" in let h := fresh "hlit" in
+    let v := eval compute in (Coq.ZArith.BinInt.Z.of_num_uint u) in
+    remember (Coq.Init.Nat.of_num_uint u) as x eqn:h;
+    assert (Coq.ZArith.BinInt.Z.of_nat x = v) by (rewrite h; rewrite nat_literal_Z_eq; reflexivity); clear h
+  end;
+  lazymatch goal with
+  | |- @eq nat _ _ => apply Coq.ZArith.Znat.Nat2Z.inj
+  | |- Coq.Init.Peano.le _ _ => apply Coq.ZArith.Znat.Nat2Z.inj_le
+  | |- Coq.Init.Peano.lt _ _ => apply Coq.ZArith.Znat.Nat2Z.inj_lt
+  | |- Coq.Init.Peano.ge _ _ => apply Coq.ZArith.Znat.Nat2Z.inj_ge
+  | |- Coq.Init.Peano.gt _ _ => apply Coq.ZArith.Znat.Nat2Z.inj_gt
+  end;
+  repeat first [ rewrite Coq.ZArith.Znat.Nat2Z.inj_add | rewrite Coq.ZArith.Znat.Nat2Z.inj_mul
+               | rewrite Coq.ZArith.Znat.Nat2Z.inj_sub_max | rewrite Coq.ZArith.Znat.Nat2Z.inj_mod
+               | rewrite Coq.ZArith.Znat.Nat2Z.inj_div | rewrite Coq.ZArith.Znat.Nat2Z.inj_pow
+               | rewrite nat_gcd_Z | rewrite nat_lcm_Z ];
+  repeat match goal with H : Coq.ZArith.BinInt.Z.of_nat ?x = _ |- _ => is_var x; (rewrite H || idtac); clear H end;
+  first [ reflexivity | apply Coq.ZArith.BinInt.Z.leb_le; reflexivity | apply Coq.ZArith.BinInt.Z.ltb_lt; reflexivity
+        | apply Coq.ZArith.BinInt.Z.geb_ge; reflexivity | apply Coq.ZArith.BinInt.Z.gtb_gt; reflexivity ]."""
 
 _R = "Coq.Reals.Rdefinitions."
 _LT, _LE = f"|- {_R}Rlt _", f"|- {_R}Rle _"
@@ -137,7 +238,8 @@ Ltac positivity :=
 
 DEFAULT_PRELUDE = ("Require Import Coq.micromega.Lia Coq.micromega.Lra Coq.micromega.Psatz "
                    "Coq.setoid_ring.Ring Coq.setoid_ring.Field.\nRequire Coq.micromega.ZifyNat.\n"
-                   + REWRITE_FUNCTIONS_LTAC + "\n" + POSITIVITY_REQUIRES + "\n" + POSITIVITY_LTAC)
+                   + REWRITE_FUNCTIONS_LTAC + "\n" + POSITIVITY_REQUIRES + "\n" + POSITIVITY_LTAC + "\n"
+                   + NAT_NUMBERS_PRELUDE)
 
 
 #: the tactics each prelude module provides (the demo uses it to say which came from the prelude)

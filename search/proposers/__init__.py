@@ -9,7 +9,8 @@ tactic sentences. Two sets:
   computed   the competition shapes whose arguments are computed (issue #74): a value to assert, a
              witness, coefficients of a linear combination (sympy, `cas`), the points to instantiate a
              `forall` hypothesis at, the bounds of a case split, denominators whose `<> 0` must be
-             discharged, definitions to unfold, sqrt/ln/exp rewrites, residues, distinct roots.
+             discharged, definitions to unfold, sqrt/ln/exp rewrites, residues, distinct roots, numbers
+             moved past unary nat, complex numbers by components.
 
 `proposer_set(spec)` names what a search offers: "classic" (the default until the computed set
 is measured better in one eval run), "all" (classic + computed), "none", or a comma-separated
@@ -30,7 +31,7 @@ from search.proposers.base import GoalContext, Proposer, ProposerSkipped, goal_c
 #: modules of the computed proposers, each exporting `PROPOSERS` (in the order their tactics are listed)
 COMPUTED_MODULES: tuple[str, ...] = (
     "solve_assert", "linear_combination", "witnesses", "field_side", "positivity", "instantiate", "unfold_defs",
-    "interval_cases", "residues", "transcendental", "distinct_roots",
+    "interval_cases", "residues", "transcendental", "distinct_roots", "nat_numbers", "complex_parts",
 )
 #: the named sets `proposer_set` accepts besides a list of names
 SET_NAMES = ("classic", "all", "none")
