@@ -81,11 +81,10 @@ def proofs_to_replay(rows: Iterable[dict], problems: dict, methods: frozenset[st
     return {name: sorted(found, key=lambda s: (len(s), s)) for name, found in sorted(scripts.items())}
 
 
-def proof_text(theorem, script: str, prelude: str) -> str:
-    """One .v text: prelude and header, the statement, the script, `Qed.`"""
-    from lean_interface.coq.prelude import with_prelude
-
-    return f"{with_prelude(prelude, theorem.header)}\n{theorem.statement}\nProof.\n{script}\nQed.\n"
+def proof_text(theorem, script: str) -> str:
+    """The replayed part of a proof file: the statement, the script, `Qed.` (the prelude and the
+    header are the replayer's preamble, so the prelude's own lemmas are not recorded)."""
+    return f"{theorem.statement}\nProof.\n{script}\nQed.\n"
 
 
 def eval_proof_records(rows: Iterable[dict], benchmark: str, methods: frozenset[str] = frozenset(),
@@ -94,7 +93,7 @@ def eval_proof_records(rows: Iterable[dict], benchmark: str, methods: frozenset[
     """The deduplicated supervised records of the benchmark's proofs in `rows` (eval records)."""
     from tqdm import tqdm
 
-    from lean_interface.coq.prelude import DEFAULT_PRELUDE
+    from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
     from lean_interface.coq.proof_replay import ProofReplayer
     from lean_interface.problems.benchmarks import load_benchmark
 
@@ -105,8 +104,10 @@ def eval_proof_records(rows: Iterable[dict], benchmark: str, methods: frozenset[
     with ProofReplayer(timeout=timeout) as replayer, tqdm(total=report.proofs, unit="proof", desc="replay") as bar:
         for name, scripts in todo.items():
             for script in scripts:
-                found, stats = replayer.replay_file(proof_text(problems[name].theorem, script, DEFAULT_PRELUDE),
-                                                    source, max_seconds=max(60.0, 4 * timeout))
+                theorem = problems[name].theorem
+                found, stats = replayer.replay_file(proof_text(theorem, script), source,
+                                                    max_seconds=max(60.0, 4 * timeout),
+                                                    preamble=with_prelude(DEFAULT_PRELUDE, theorem.header))
                 if stats.lemmas_ok == 1:
                     report.replayed += 1
                     for record in found:

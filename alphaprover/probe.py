@@ -117,8 +117,9 @@ def replay_reference(replayer: ProofReplayer, reference: Reference) -> tuple[lis
     from lean_interface.coq.prelude import DEFAULT_PRELUDE, with_prelude
 
     theorem = reference.theorem
-    text = f"{with_prelude(DEFAULT_PRELUDE, theorem.header)}\n{theorem.statement}\nProof.\n{reference.script}\nQed.\n"
-    records, stats = replayer.replay_file(text, "probe", max_seconds=120.0)
+    text = f"{theorem.statement}\nProof.\n{reference.script}\nQed.\n"
+    records, stats = replayer.replay_file(text, "probe", max_seconds=120.0,
+                                          preamble=with_prelude(DEFAULT_PRELUDE, theorem.header))
     if stats.lemmas_ok != 1:
         why = stats.file_failed or "; ".join(stats.drop_reasons) or "the script does not prove the statement"
         return [], why

@@ -136,12 +136,17 @@ class ProofReplayer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def replay_file(self, text: str, source: str, max_seconds: float = 300.0) -> tuple[list[TacticRecord], ReplayStats]:
+    def replay_file(self, text: str, source: str, max_seconds: float = 300.0,
+                    preamble: str = "") -> tuple[list[TacticRecord], ReplayStats]:
+        """Replay `text` and record its proofs. `preamble` (a prelude and header) is loaded first
+        and not replayed: its lemmas are neither recorded nor counted, so a prelude that proves
+        lemmas of its own adds no records and leaves `lemmas_ok` the count of `text`'s proofs."""
         import time
 
         stats = ReplayStats()
         records: list[TacticRecord] = []
         try:
+            loaded = split_sentences(preamble)
             sentences = split_sentences(text)
         except ValueError as error:
             stats.file_failed = f"split: {error}"
@@ -154,6 +159,11 @@ class ProofReplayer:
                 self.process.back_to(self.process.initial_state)
             except CoqDied:
                 self.process.restart()  # a previous file left coqtop where BackTo cannot return
+            for sentence in loaded:
+                reply = self._run(" ".join(sentence.text.split()))
+                if reply.error:
+                    stats.file_failed = f"preamble: {' '.join(sentence.text.split())[:60]}: {reply.error[:80]}"
+                    return records, stats
             for lemma_records in self._replay(sentences, source, stats, deadline):
                 records.extend(lemma_records)
         except CoqDied as error:

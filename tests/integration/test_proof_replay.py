@@ -65,3 +65,19 @@ def test_each_dropped_lemma_says_why_in_one_line() -> None:
     assert stats.lemmas_dropped == 3 and len(stats.drop_reasons) == 3
     assert stats.drop_reasons[0] == "Admitted" and stats.drop_reasons[1] == "multi-goal selector"
     assert stats.drop_reasons[2].startswith("`reflexivity.` failed on replay: ") and "\n" not in stats.drop_reasons[2]
+
+
+def test_a_preamble_is_loaded_not_replayed() -> None:
+    """A prelude that proves lemmas of its own (the shipped one does) adds no records and no
+    counted lemma; what it defines is in scope for the replayed text; a broken preamble fails the
+    file with the sentence named."""
+    from lean_interface.coq.prelude import DEFAULT_PRELUDE
+
+    preamble = DEFAULT_PRELUDE + "\nLemma prelude_helper (n : nat) : n + 0 = n.\nProof. lia. Qed.\n"
+    text = "Lemma uses_helper : 3 + 0 = 3.\nProof.\n  apply prelude_helper.\nQed.\n"
+    with ProofReplayer() as replayer:
+        records, stats = replayer.replay_file(text, "inline.v", preamble=preamble)
+        assert (stats.lemmas_ok, stats.lemmas_dropped, stats.file_failed) == (1, 0, "")
+        assert {r.lemma for r in records} == {"uses_helper"} and [r.tactic for r in records] == ["apply prelude_helper."]
+        _, broken = replayer.replay_file(text, "inline.v", preamble="Require Import NoSuchLibrary.")
+    assert broken.lemmas_ok == 0 and broken.file_failed.startswith("preamble: Require Import NoSuchLibrary.")

@@ -55,12 +55,14 @@ class ScriptReport:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+def proofs_text(items: Sequence[tuple[Item, str]]) -> str:
+    """Each item's statement and script, closed by `Qed.` (the part of a file that is replayed)."""
+    return "".join(f"{item.statement}\nProof.\n{script}\nQed.\n" for item, script in items)
+
+
 def proof_file(prelude: str, header: str, items: Sequence[tuple[Item, str]]) -> str:
     """One .v text: prelude and header once, then each item's statement and script."""
-    lines = [with_prelude(prelude, header)]
-    for item, script in items:
-        lines.append(f"{item.statement}\nProof.\n{script}\nQed.")
-    return "\n".join(lines) + "\n"
+    return f"{with_prelude(prelude, header)}\n{proofs_text(items)}"
 
 
 def scripts_of(items: Iterable[Item], report: ScriptReport, split: str = TRAIN) -> list[tuple[Item, str]]:
@@ -94,8 +96,8 @@ def script_records(items: Iterable[Item], replayer: ProofReplayer, prelude: str 
         pairs = list(group)
         for start in range(0, len(pairs), chunk):
             part = pairs[start : start + chunk]
-            found, stats = replayer.replay_file(proof_file(prelude, header, part), SOURCE,
-                                                max_seconds=max(60.0, 5.0 * len(part)))
+            found, stats = replayer.replay_file(proofs_text(part), SOURCE, max_seconds=max(60.0, 5.0 * len(part)),
+                                                preamble=with_prelude(prelude, header))
             records.extend(found)
             report.replayed += stats.lemmas_ok
             report.dropped += len(part) - stats.lemmas_ok
