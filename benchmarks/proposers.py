@@ -45,6 +45,7 @@ CLASS_OF = {
     "unfold_defs": "nat/Z by bounding, gcd/lcm", "interval_cases": "nat/Z by bounding, gcd/lcm",
     "residues": "residues", "transcendental": "square roots, ln, exp", "distinct_roots": "two distinct roots",
     "nat_numbers": "closed computations too big for unary nat", "complex_parts": "complex numbers",
+    "induction": "induction over nat", "floor_values": "floor and ceiling",
 }
 
 

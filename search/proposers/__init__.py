@@ -31,7 +31,8 @@ from search.proposers.base import GoalContext, Proposer, ProposerSkipped, goal_c
 #: modules of the computed proposers, each exporting `PROPOSERS` (in the order their tactics are listed)
 COMPUTED_MODULES: tuple[str, ...] = (
     "solve_assert", "linear_combination", "witnesses", "field_side", "positivity", "instantiate", "unfold_defs",
-    "interval_cases", "residues", "transcendental", "distinct_roots", "nat_numbers", "complex_parts",
+    "interval_cases", "residues", "transcendental", "distinct_roots", "nat_numbers", "complex_parts", "induction",
+    "floor_values",
 )
 #: the named sets `proposer_set` accepts besides a list of names
 SET_NAMES = ("classic", "all", "none")
