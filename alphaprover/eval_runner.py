@@ -28,8 +28,9 @@ _LEMMAS = re.compile(r"lemmas(?P<top>\d*)")
 LIST_PRICINGS = ("priced", *GLANCE_LIST_PRIORS)
 
 
-#: a label's proposer-set option (`proposers` in the config, search/proposers/): `+classic` or `+proposers` (all)
-PROPOSER_OPTIONS = {"classic": "classic", "proposers": "all"}
+#: a label's proposer-set option (`proposers` in the config, search/proposers/): `+classic`, `+proposers` (all)
+#: or `+pending` (all and the proposers not yet measured, `search.proposers.PENDING_MODULES`)
+PROPOSER_OPTIONS = {"classic": "classic", "proposers": "all", "pending": "pending"}
 
 
 #: a label's value option: the network's value replaced by the neutral −(number of goals)

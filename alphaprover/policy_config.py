@@ -31,8 +31,9 @@ class PolicyConfig:
     lemma_candidates: int = 0
     # where the fixed list's generated tactics come from (search/proposers/): classic = the automation
     # families (hints, rewrite, cases, psatz); all = classic + the computed competition proposers (a value
-    # asserted, a witness, a linear combination, instantiation points, interval cases, …); none; or a
-    # comma-separated list of proposer names. An eval label picks its own: `mcts-fixed+proposers`, `+classic`
+    # asserted, a witness, a linear combination, instantiation points, interval cases, …); pending = all + the
+    # proposers not yet measured (search.proposers.PENDING_MODULES); none; or a comma-separated list of names
+    # and sets (`all,squares`). An eval label picks its own: `mcts-fixed+proposers`, `+classic`, `+pending`
     proposers: str = "classic"
     # mixed mode: the computed proposers priced by their short names (`propose field_side.`), the name's
     # probability shared by its tactics, and a name the policy samples expanded into them

@@ -34,7 +34,7 @@ from lean_interface.coq.env import CoqEnv  # noqa: E402
 from lean_interface.coq.guard import normalise_tactic  # noqa: E402
 from lean_interface.problems.benchmarks import Problem, load_benchmark  # noqa: E402
 from search.config import PortfolioConfig  # noqa: E402
-from search.proposers import Proposer, all_proposers, goal_context  # noqa: E402
+from search.proposers import Proposer, all_proposers, goal_context, pending_proposers  # noqa: E402
 
 #: the class of docs/factory_skills.md each proposer was written for
 CLASS_OF = {
@@ -45,7 +45,7 @@ CLASS_OF = {
     "unfold_defs": "nat/Z by bounding, gcd/lcm", "interval_cases": "nat/Z by bounding, gcd/lcm",
     "residues": "residues", "transcendental": "square roots, ln, exp", "distinct_roots": "two distinct roots",
     "nat_numbers": "closed computations too big for unary nat", "complex_parts": "complex numbers",
-    "induction": "induction over nat", "floor_values": "floor and ceiling",
+    "induction": "induction over nat", "floor_values": "floor and ceiling", "squares": "olympiad inequalities",
 }
 
 
@@ -119,7 +119,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.benchmark in ("minif2f-rocq-dev", "minif2f-rocq-test"):
         sys.exit("proposers: the dev subset and the test split are for measuring only; design on minif2f-rocq-train")
-    proposers = tuple(p for p in all_proposers() if not args.only or p.name in args.only.split(","))
+    # every proposer of `all`, or those --only names (a pending one, outside `all`, only by name)
+    proposers = (all_proposers() if not args.only else
+                 tuple(p for p in (*all_proposers(), *pending_proposers()) if p.name in args.only.split(",")))
     problems = [p for p in load_benchmark(args.benchmark) if p.theorem is not None]
     problems = problems[:args.limit] if args.limit else problems
     for problem in problems:  # warm the goal reader and the CAS imports outside the timed loop
@@ -133,7 +135,8 @@ def main() -> None:
         earlier = json.loads(args.merge.read_text())
         for name, run in by_problem.items():
             run.update({k: v for k, v in earlier.get(name, {}).items() if k not in run})
-        proposers = tuple(p for p in all_proposers() if any(p.name in run for run in by_problem.values()))
+        known = (*all_proposers(), *pending_proposers())
+        proposers = tuple(p for p in known if any(p.name in run for run in by_problem.values()))
     if args.json:
         args.json.write_text(json.dumps(by_problem, indent=1))
     print(f"{args.benchmark}: {len(problems)} problems; tactic limit {args.timeout:g} s; "

@@ -34,8 +34,12 @@ COMPUTED_MODULES: tuple[str, ...] = (
     "interval_cases", "residues", "transcendental", "distinct_roots", "nat_numbers", "complex_parts", "induction",
     "floor_values",
 )
+#: computed proposers written after the last measured run: offered by the set "pending" (all of them
+#: plus these; eval label `+pending`) or by name (`proposers=all,squares`) until an eval run measures
+#: them, so a run in progress keeps one meaning of "all"; then they move to COMPUTED_MODULES
+PENDING_MODULES: tuple[str, ...] = ("squares",)
 #: the named sets `proposer_set` accepts besides a list of names
-SET_NAMES = ("classic", "all", "none")
+SET_NAMES = ("classic", "all", "pending", "none")
 
 
 def _classic(family: Family) -> Proposer:
@@ -60,9 +64,16 @@ def all_proposers() -> tuple[Proposer, ...]:
     return (*CLASSIC, *computed_proposers())
 
 
+@functools.cache
+def pending_proposers() -> tuple[Proposer, ...]:
+    """The proposers of `PENDING_MODULES`: named explicitly, never part of "all"."""
+    modules = (importlib.import_module(f"search.proposers.{module}") for module in PENDING_MODULES)
+    return tuple(p for module in modules for p in module.PROPOSERS)
+
+
 def proposer_set(spec: str) -> tuple[Proposer, ...]:
-    """The proposers a search offers for `spec` ("classic" | "all" | "none" | "name,name,…"); a
-    one-line ValueError for an unknown name."""
+    """The proposers a search offers for `spec` ("classic" | "all" | "pending" | "none" | "name,name,…",
+    where a list may hold the set names too: `all,squares`); a one-line ValueError for an unknown name."""
     spec = (spec or "classic").strip()
     if spec == "classic":
         return CLASSIC
@@ -71,19 +82,21 @@ def proposer_set(spec: str) -> tuple[Proposer, ...]:
     everything = all_proposers()
     if spec == "all":
         return everything
-    by_name = {p.name: p for p in everything}
-    wanted = [name.strip() for name in spec.split(",") if name.strip()]
+    by_name = {p.name: p for p in (*everything, *pending_proposers())}
+    sets = {"classic": [p.name for p in CLASSIC], "all": [p.name for p in everything], "none": [],
+            "pending": [p.name for p in (*everything, *pending_proposers())]}
+    wanted = [n for name in spec.split(",") if name.strip() for n in sets.get(name.strip(), [name.strip()])]
     unknown = [name for name in wanted if name not in by_name]
     if unknown:
         raise ValueError(f"unknown proposer(s) {', '.join(unknown)} (choose from {', '.join(SET_NAMES)} "
                          f"or names: {', '.join(by_name)})")
-    return tuple(by_name[name] for name in wanted)
+    return tuple(by_name[name] for name in dict.fromkeys(wanted))
 
 
 def proposer_of(tactic: str) -> str | None:
     """The name of the computed proposer whose marker recognises `tactic` (whoever proposed it: the
     list or the policy), else None: what reports and the cost model call its family."""
-    for proposer in computed_proposers():
+    for proposer in (*computed_proposers(), *pending_proposers()):
         if proposer.marker is not None and proposer.marker.search(tactic):
             return proposer.name
     return None
@@ -100,7 +113,7 @@ def family_of(tactic: str) -> str:
 
 @functools.cache
 def _time_limits() -> dict[str, int]:
-    return {proposer.name: proposer.seconds for proposer in all_proposers()}
+    return {proposer.name: proposer.seconds for proposer in (*all_proposers(), *pending_proposers())}
 
 
 def time_limit(name: str) -> int:
@@ -108,6 +121,6 @@ def time_limit(name: str) -> int:
     return _time_limits().get(name, 0)
 
 
-__all__ = ["CLASSIC", "COMPUTED_MODULES", "GoalContext", "Proposer", "ProposerSkipped", "SET_NAMES",
-           "all_proposers", "computed_proposers", "family_of", "goal_context", "proposer_of", "proposer_set",
-           "time_limit"]
+__all__ = ["CLASSIC", "COMPUTED_MODULES", "PENDING_MODULES", "GoalContext", "Proposer", "ProposerSkipped",
+           "SET_NAMES", "all_proposers", "computed_proposers", "family_of", "goal_context", "pending_proposers",
+           "proposer_of", "proposer_set", "time_limit"]

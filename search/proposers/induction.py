@@ -15,15 +15,16 @@ The computed argument: with E the side without the witness and m its multiplier,
 a ratio `a` (1, or `b ^ e` for each power `b ^ (e * n + …)` of E) such that
 `P(n) = (E(n + 1) - a * E(n)) / m` is a polynomial with integer coefficients; the step's witness is
 then `a * k + P(n)`, printed by our own printer (positive terms minus negative ones: nat
-subtraction), and the base's is `E(c) / m`. An integer-valued step with fractional coefficients (`n ^ 3 + 5 * n = 6 * k`
-steps by `(n ^ 2 + n) / 2 + 1`) is not offered: nia does not reason about nat division. The numeric check: `m` divides E(n) for n = c … c + 9,
-and the witness equals `E(n + 1) / m` with no truncated subtraction there; otherwise nothing is
-proposed (a false statement never reaches Coq).
+subtraction), and the base's is `E(c) / m`. An integer-valued step with fractional coefficients
+(`n ^ 3 + 5 * n = 6 * k` steps by `(n ^ 2 + n) / 2 + 1`) is not offered: nia does not reason about
+nat division. The numeric check: `m` divides E(n) for n = c … c + 9, and the witness equals
+`E(n + 1) / m` with no truncated subtraction there; otherwise nothing is proposed (a false
+statement never reaches Coq).
 
 Coq route (checked in Coq 8.16.1 on the train split's induction problems):
 `intros n Hb; induction Hb as [|n Hb IH]; [exists 1; simpl; lia | destruct IH as [k Hk];
-exists (10 * k + 1)%nat; rewrite ?Nat.pow_add_r, ?Nat.pow_mul_r, ?Nat.pow_succ_r' in *; simpl in *;
-assert (0 < 10 ^ n) by (apply Nat.neq_0_lt_0, Nat.pow_nonzero; lia); nia]`: the rewrites turn
+exists (10 * k + 1)%nat; rewrite ?Nat.pow_add_r, ?Nat.pow_mul_r, ?Nat.pow_succ_r' in *;
+simpl in *; assert ((0 < 10 ^ n)%nat) by (apply Nat.neq_0_lt_0, Nat.pow_nonzero; lia); nia]`: the rewrites turn
 every `b ^ (e * n + c)` into products of `(b ^ e) ^ n`, `simpl` computes `b ^ e`, and the
 positivity facts of those atoms let `nia` reason about the truncated subtraction.
 

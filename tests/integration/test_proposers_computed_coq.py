@@ -1,6 +1,6 @@
-"""The induction and floor_values proposers close generic goals of their shapes on real Coq
+"""The induction, floor_values and squares proposers close generic goals of their shapes on real Coq
 (divisibility with a computed step witness, induction on a lower bound's proof, a header Fixpoint's
-sum; `up`, `Int_part` and Coquelicot's `floor` of closed reals) and the proofs verify from scratch;
+sum; `up`, `Int_part` and Coquelicot's `floor` of closed reals; bounds by completed squares) and the proofs verify from scratch;
 a false statement of the same shape is not proved. The goals are written here, not taken
 from miniF2F."""
 
@@ -11,11 +11,12 @@ import pytest
 from lean_interface.coq import CoqEnv, theorem_from_proposition
 from search.proposers.floor_values import PROPOSERS as FLOORS_PROPOSERS
 from search.proposers.induction import PROPOSERS
+from search.proposers.squares import PROPOSERS as SQUARES_PROPOSERS
 from proposer_checks import assert_closes_and_verifies
 
 pytestmark = pytest.mark.integration
 
-INDUCTION, FLOOR = PROPOSERS[0], FLOORS_PROPOSERS[0]
+INDUCTION, FLOOR, SQUARES = PROPOSERS[0], FLOORS_PROPOSERS[0], SQUARES_PROPOSERS[0]
 ARITH = "Require Import Arith."
 WITH_Z = "Require Import Arith.\nRequire Import ZArith.\nOpen Scope Z_scope."  # numerals default to Z
 SUM = ("Require Import Arith.\nFixpoint total (f : nat -> nat) (n : nat) : nat :=\n"
@@ -96,3 +97,36 @@ def test_a_wrong_floor_value_is_not_proved(env: CoqEnv) -> None:
         root = env.start(theorem_from_proposition(proposition, name="false_floor", header=header))
         tactics = FLOOR.tactics(root.text)
         assert tactics and not any(env.apply(root, t).closed for t in tactics), proposition
+
+
+REALS = "Require Import Reals.\nOpen Scope R_scope."
+SQUARE_CASES = [
+    ("vertex_bound", "forall c x : R, 2 * x ^ 2 + 5 * x + c <= 0 -> c <= 25 / 8", REALS),
+    ("two_variable_form", "forall a b : R, a ^ 2 + b ^ 2 + 1 >= a * b + a + b", REALS),
+    ("shifted_minimum", "forall x y : R, y = x ^ 2 - 6 * x + 11 -> y >= 2", REALS),
+]
+
+
+@pytest.mark.parametrize("label, proposition, header", SQUARE_CASES, ids=[c[0] for c in SQUARE_CASES])
+def test_squares_closes_its_shape_and_the_proof_verifies(env: CoqEnv, label: str, proposition: str,
+                                                         header: str) -> None:
+    assert_closes_and_verifies(env, label, [SQUARES], proposition, header)
+
+
+def test_a_bound_past_the_vertex_is_not_proved(env: CoqEnv) -> None:
+    """The vertex of 2x² + 5x gives c ≤ 25/8 exactly; c ≤ 3 is false (c = 3.1, x = −5/4), and the
+    hints, true facts, cannot prove it."""
+    root = env.start(theorem_from_proposition("forall c x : R, 2 * x ^ 2 + 5 * x + c <= 0 -> c <= 3",
+                                              name="false_square", header=REALS))
+    tactics = SQUARES.tactics(root.text)
+    assert tactics and not any(env.apply(root, t).closed for t in tactics)
+
+
+def test_the_computed_square_is_what_nra_lacked(env: CoqEnv) -> None:
+    """nra alone fails on each square case (the vertex bound defeats psatz too); the completed square
+    makes nra succeed."""
+    for _, proposition, header in SQUARE_CASES:
+        root = env.start(theorem_from_proposition(proposition, name="plain_nra", header=header))
+        assert not env.apply(root, "intros; nra.").closed, proposition
+    vertex = env.start(theorem_from_proposition(SQUARE_CASES[0][1], name="plain_psatz", header=REALS))
+    assert not env.apply(vertex, "intros; psatz R 2.").closed
