@@ -31,7 +31,7 @@ import re
 from lean_interface.coq.text import matching_close
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped
 from search.proposers.cas import CAS_SECONDS, bounded, evaluate, per_goal
-from search.proposers.expr import App, Bin, Expr, Neg, Num, Var, coq, parse_expr, to_sympy, variables
+from search.proposers.expr import App, Bin, Expr, Neg, Num, Var, coq, parse_expr, to_sympy
 
 SECONDS = 5
 _OCCURRENCE = re.compile(r"(?<![\w'.])(up|Int_part|floor)\s+(?=\()")
@@ -93,8 +93,6 @@ def floor_value(argument: str) -> tuple[int, list[str]]:
 
     node = parse_expr(argument)
     _closed(node)
-    if variables(node):
-        raise ProposerSkipped("not closed")
     value = bounded(lambda: sympy.floor(to_sympy(node, {})), CAS_SECONDS)
     if not value.is_Integer:
         raise ProposerSkipped("sympy does not decide the floor")

@@ -37,7 +37,7 @@ import re
 
 from search.proposers.base import GoalContext, Proposer, ProposerSkipped
 from search.proposers.cas import CAS_SECONDS, bounded, evaluate, per_goal
-from search.proposers.expr import Bin, Expr, Num, Rel, Unsupported, Var, coq_scoped, from_sympy, parse_expr, parse_prop
+from search.proposers.expr import Bin, Expr, Num, Rel, Var, coq_scoped, from_sympy, parse_expr, parse_prop, to_sympy
 
 SECONDS = 5
 #: how far the numeric check looks past the base
@@ -165,8 +165,8 @@ def step_witness(expression: Expr, multiple: int, variable: str, base: int) -> t
         if value != int(value) or int(value) % multiple:
             return None  # not a multiple there: the statement is false (or not over nat)
         values.append(int(value) // multiple)
-    n, k = sympy.Symbol(variable, integer=True, nonnegative=True), sympy.Symbol("k", integer=True, nonnegative=True)
-    e_sym = sympy.sympify(str(_sympy_text(expression)), locals={variable: n})
+    e_sym = to_sympy(expression, types)
+    n, k = to_sympy(Var(variable), types), sympy.Symbol("k", integer=True, nonnegative=True)
     for ratio in _ratios(e_sym, n):
         step = bounded(lambda: sympy.simplify(sympy.expand((e_sym.subs(n, n + 1) - ratio * e_sym) / multiple,
                                                            power_exp=True)), CAS_SECONDS)
@@ -186,28 +186,12 @@ def _witness_holds(plus: Expr, minus: Expr | None, variable: str, point: int, pr
     return positive >= negative and positive - negative == following
 
 
-def _sympy_text(node: Expr) -> str:
-    """A sympy-readable text of an arithmetic tree (+ - * ^ over numerals and one variable); our
-    parser's tree, so no CAS output is involved."""
-    if isinstance(node, Num):
-        return str(node.value)
-    if isinstance(node, Var):
-        return node.name
-    if isinstance(node, Bin) and node.op in "+-*^":
-        op = "**" if node.op == "^" else node.op
-        return f"({_sympy_text(node.left)} {op} {_sympy_text(node.right)})"
-    raise Unsupported(f"not a polynomial-exponential term: {node!r}")
-
-
 def _positivity(expression: Expr, variable: str) -> list[str]:
     """`assert (0 < c ^ n) …` for each power `b ^ (e * n + …)` of E, c = b ^ e: the atoms the
     rewrites leave, whose positivity nia needs past a truncated subtraction."""
-    import sympy
-
-    n = sympy.Symbol(variable, integer=True, nonnegative=True)
-    e_sym = sympy.sympify(_sympy_text(expression), locals={variable: n})
+    types = {variable: "nat"}
     return [f"assert ((0 < {int(c)} ^ {variable})%nat) by (apply Nat.neq_0_lt_0, Nat.pow_nonzero; lia)"
-            for c in _ratios(e_sym, n)[1:]]
+            for c in _ratios(to_sympy(expression, types), to_sympy(Var(variable), types))[1:]]
 
 
 #: words that take the variable as an argument without being a function that unfolds at `S n`
